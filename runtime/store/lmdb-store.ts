@@ -1,0 +1,120 @@
+import { mkdirSync } from 'node:fs';
+import { open, type Database, type Key as LmdbKey, type RootDatabase } from 'lmdb';
+import { toBufferKey } from 'ordered-binary';
+import type { Collection, Entry, Key, RangeOptions, Store } from './store.js';
+
+/** Options of the LMDB store. */
+export interface LmdbStoreOptions {
+  /** Folder of the environment (created if missing). */
+  path: string;
+  /** See Config.durability. */
+  durability: 'commit' | 'flush';
+}
+
+// ordered-binary joins tuple elements with byte 0x1e; prefix + 0x1e 0xff sorts after every key
+// that extends the prefix, so [prefix, end) is exactly "keys starting with prefix".
+const SEPARATOR_AND_MAX = Buffer.from([0x1e, 0xff]);
+function prefixEnd(prefix: Key): LmdbKey {
+  if (prefix.length === 0) return Buffer.from([0xff]) as unknown as LmdbKey;
+  return Buffer.concat([toBufferKey(prefix as (string | number)[]), SEPARATOR_AND_MAX]) as unknown as LmdbKey;
+}
+
+/**
+ * The LMDB-backed Store. One environment per process folder; every thread opens it and lmdb-js
+ * shares it. Durability, said once here for every write:
+ *  - lmdb-js batches async writes into one transaction and resolves their promises at commit.
+ *    With overlappingSync (the default on Linux) a committed transaction is what the database
+ *    reopens to after a process crash (same boot), so a resolved put survives SIGKILL.
+ *  - `flushed` resolves once the OS has synced that commit: only then does it survive a power
+ *    cut. Durability `flush` waits for it on every write.
+ */
+export class LmdbStore implements Store {
+  readonly #root: RootDatabase;
+  readonly #collections = new Map<string, LmdbCollection<unknown>>();
+  readonly #flush: boolean;
+  #open = true;
+
+  constructor(options: LmdbStoreOptions) {
+    mkdirSync(options.path, { recursive: true });
+    this.#flush = options.durability === 'flush';
+    this.#root = open({ path: options.path, maxDbs: 64, encoding: 'msgpack', compression: false });
+  }
+
+  get isOpen(): boolean {
+    return this.#open;
+  }
+
+  collection<T>(name: string): Collection<T> {
+    let c = this.#collections.get(name);
+    if (!c) {
+      const db = this.#root.openDB<unknown, LmdbKey>({ name, encoding: 'msgpack' });
+      c = new LmdbCollection<unknown>(name, db, () => this.#durable());
+      this.#collections.set(name, c);
+    }
+    return c as Collection<T>;
+  }
+
+  async transaction<R>(fn: () => R): Promise<R> {
+    const result = await this.#root.transaction(fn);
+    await this.#durable();
+    return result;
+  }
+
+  async close(): Promise<void> {
+    if (!this.#open) return;
+    this.#open = false;
+    await this.#root.close();
+  }
+
+  async #durable(): Promise<void> {
+    if (this.#flush) await this.#root.flushed;
+  }
+}
+
+class LmdbCollection<T> implements Collection<T> {
+  constructor(
+    readonly name: string,
+    readonly db: Database<T, LmdbKey>,
+    readonly durable: () => Promise<void>,
+  ) {}
+
+  get(key: Key): T | undefined {
+    return this.db.get(key as LmdbKey);
+  }
+
+  async put(key: Key, value: T): Promise<void> {
+    await this.db.put(key as LmdbKey, value);
+    await this.durable();
+  }
+
+  async remove(key: Key): Promise<boolean> {
+    const removed = await this.db.remove(key as LmdbKey);
+    await this.durable();
+    return removed;
+  }
+
+  putSync(key: Key, value: T): void {
+    this.db.putSync(key as LmdbKey, value);
+  }
+
+  removeSync(key: Key): boolean {
+    return this.db.removeSync(key as LmdbKey);
+  }
+
+  range(options: RangeOptions): Entry<T>[] {
+    const start = options.prefix.length === 0 ? undefined : (options.prefix as LmdbKey);
+    const end = prefixEnd(options.prefix);
+    const iterable = this.db.getRange(
+      options.reverse
+        ? { start: end, end: start, reverse: true, offset: options.offset, limit: options.limit }
+        : { start, end, offset: options.offset, limit: options.limit },
+    );
+    const out: Entry<T>[] = [];
+    for (const { key, value } of iterable) out.push({ key: key as Key, value });
+    return out;
+  }
+
+  count(prefix: Key): number {
+    return this.db.getKeysCount({ start: prefix.length === 0 ? undefined : (prefix as LmdbKey), end: prefixEnd(prefix) });
+  }
+}
