@@ -6,3 +6,8 @@ export * from './ids.js';
 export * from './actor.js';
 export type { Store, Collection, Key, Entry, RangeOptions } from './store/store.js';
 export { LmdbStore, type LmdbStoreOptions } from './store/lmdb-store.js';
+export * from './crypto.js';
+export * from './persistent-secret.js';
+export { ActorSystem, type ActorSystemOptions, type ActorSystemEvents, type ActorSystemStats, type WorkerStats } from './actor-system.js';
+export type { WorkerState } from './supervisor.js';
+export { shardOf, fnv1a32, type ShardOwner, type WorkerOwner } from './shard-map.js';

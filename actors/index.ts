@@ -1,0 +1,17 @@
+// Public surface of the domain layer: what the gateway and benches may use.
+export * from './tenancy/permissions.js';
+export type { Tenant, Project, User, ApiKey, Principal } from './tenancy/records.js';
+export { TenancyStore, API_KEY_PREFIX, slugify, type CreatedApiKey } from './tenancy/tenancy-store.js';
+export type { AgentRecord, AgentVersion, AgentVersionSummary } from './agents/agent-records.js';
+export { AgentStore, AGENT_NAME, MAX_DSL_LENGTH, summarizeVersion } from './agents/agent-store.js';
+export { agentActorKey, type AgentMessage, type CompileReply } from './agents/agent-actor.js';
+export type { SessionRecord, SessionView, TranscriptEntry } from './session/session-records.js';
+export { sessionView } from './session/session-records.js';
+export { SessionStore } from './session/session-store.js';
+export { MAX_MESSAGE_LENGTH } from './session/session-actor.js';
+export type { TurnMessage, TurnReply, TextDeltaChunk, SessionMessage } from './session/session-messages.js';
+export type { TraceEvent, CompileDiagnostic } from './language/index.js';
+
+/** URL of the module that declares the actor kinds, for ActorSystem.start. */
+export const ACTOR_KINDS_MODULE = new URL('./kinds.js', import.meta.url).href;
+export { bootstrapIfEmpty, type BootstrapResult } from './tenancy/bootstrap.js';

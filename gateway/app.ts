@@ -1,0 +1,81 @@
+import { ParleyError, toErrorValue, type ActorRef, type AskOptions, type Config, type Logger, type Store } from '../runtime/index.js';
+import type { AgentStore, SessionStore, TenancyStore } from '../actors/index.js';
+import type { Authenticator } from './auth.js';
+import { errorResult } from './error-status.js';
+import type { HttpRequest, HttpResult, RouteContext } from './http.js';
+import { parseJsonBody } from './json-body.js';
+import { Router, type Route, type RouteMatch } from './router.js';
+
+/** What the gateway needs of the actor system. */
+export interface ActorGateway {
+  ask<T>(ref: ActorRef, message: unknown, options?: AskOptions): Promise<T>;
+  readonly ready: boolean;
+}
+
+/** Everything route modules may use. */
+export interface GatewayDeps {
+  config: Config;
+  log: Logger;
+  store: Store;
+  tenancy: TenancyStore;
+  agents: AgentStore;
+  sessions: SessionStore;
+  actors: ActorGateway;
+  auth: Authenticator;
+}
+
+/** A route module: a function from the deps to its routes. */
+export type RouteModule = (deps: GatewayDeps) => Route[];
+
+const EMPTY_BODY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+
+/**
+ * The transport-neutral core: routing, authentication, permission checks, body parsing and the
+ * mapping of every thrown error to the envelope. The uWS and node:http adapters only move bytes.
+ */
+export class GatewayApp {
+  readonly router = new Router();
+  readonly #deps: GatewayDeps;
+
+  constructor(deps: GatewayDeps, modules: RouteModule[]) {
+    this.#deps = deps;
+    for (const module of modules) this.router.add(...module(deps));
+  }
+
+  /** The route for a request (adapters call this before reading the body, to know its limit). */
+  match(method: string, path: string): RouteMatch | undefined {
+    return this.router.match(method, path);
+  }
+
+  /** Runs a request to completion; never throws. */
+  async dispatch(req: HttpRequest, match: RouteMatch | undefined): Promise<HttpResult> {
+    if (!match) return errorResult({ code: 'NOT_FOUND', message: `No route for ${req.method} ${req.path}` }, req.requestId);
+    const { route, params } = match;
+    try {
+      let principal = undefined as unknown as RouteContext['principal'];
+      if (route.auth === 'principal') {
+        principal = await this.#deps.auth.authenticate(req.headers);
+        if (route.permission && !principal.permissions.has(route.permission)) {
+          throw new ParleyError('FORBIDDEN', `This credential lacks the permission ${route.permission}`, { permission: route.permission });
+        }
+      } else if (route.auth === 'admin') {
+        // A disabled operator API looks exactly like a missing route.
+        if (!this.#deps.auth.adminEnabled) return errorResult({ code: 'NOT_FOUND', message: `No route for ${req.method} ${req.path}` }, req.requestId);
+        this.#deps.auth.authenticateAdmin(req.headers);
+      }
+      const body = req.body.length === 0 ? EMPTY_BODY : parseJsonBody(req.body, req.headers['content-type']);
+      return await route.handler({ req, params, principal, body });
+    } catch (err) {
+      return this.errorOf(err, req);
+    }
+  }
+
+  /** The envelope for anything thrown; unexpected errors are logged with the request id, never echoed. */
+  errorOf(err: unknown, req: HttpRequest): HttpResult {
+    const value = toErrorValue(err);
+    if (value.code === 'INTERNAL_ERROR' && !(err instanceof ParleyError)) {
+      this.#deps.log.error('unhandled error', { requestId: req.requestId, method: req.method, path: req.path, err });
+    }
+    return errorResult(value, req.requestId);
+  }
+}

@@ -1,0 +1,85 @@
+import { Type } from '@sinclair/typebox';
+import { cuid, isCuid, ParleyError, toErrorValue } from '../../runtime/index.js';
+import { MAX_MESSAGE_LENGTH, type TextDeltaChunk, type TurnMessage, type TurnReply } from '../../actors/index.js';
+import type { GatewayDeps, RouteModule } from '../app.js';
+import { json, type RouteContext } from '../http.js';
+import { sseResult } from '../sse.js';
+import { compileValidator } from '../validate.js';
+
+const chatFields = {
+  message: Type.String({ minLength: 1, maxLength: MAX_MESSAGE_LENGTH }),
+  projectId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  sessionId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  agentName: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+};
+const ChatBody = compileValidator(Type.Object(chatFields, { additionalProperties: false }));
+type ChatInput = ReturnType<typeof ChatBody>;
+
+/**
+ * Builds the session actor's turn message. A chat continues `sessionId` when given (it must be
+ * the tenant's, else 404) and otherwise starts a new session in `projectId`.
+ */
+function turnOf(deps: GatewayDeps, ctx: RouteContext, input: ChatInput, stream: boolean): { sessionId: string; turn: TurnMessage } {
+  const tenantId = ctx.principal.tenantId;
+  if (input.projectId !== undefined) deps.tenancy.requireProject(tenantId, input.projectId);
+  if (input.sessionId !== undefined) {
+    // Ids this service never issues cannot name a session: no actor is woken for them.
+    if (!isCuid(input.sessionId)) throw new ParleyError('NOT_FOUND', 'Session not found');
+    return { sessionId: input.sessionId, turn: { type: 'turn', tenantId, projectId: input.projectId, create: false, agentName: undefined, message: input.message, stream } };
+  }
+  if (input.projectId === undefined) throw new ParleyError('BAD_REQUEST', 'Send sessionId to continue a session or projectId to start one', { field: 'projectId' });
+  return { sessionId: cuid(), turn: { type: 'turn', tenantId, projectId: input.projectId, create: true, agentName: input.agentName, message: input.message, stream } };
+}
+
+/** The spec's chat response. */
+function chatResponse(reply: TurnReply): Record<string, unknown> {
+  return { success: true, sessionId: reply.sessionId, response: reply.response, traceEvents: reply.traceEvents, agentName: reply.agentName, usage: reply.usage, latencyMs: reply.latencyMs };
+}
+
+/** POST /api/v1/chat/send, /agent and /stream (docs/chat.md). */
+export const chatRoutes: RouteModule = (deps) => {
+  const requestReply = async (ctx: RouteContext, requireProject: boolean) => {
+    const input = ChatBody(ctx.body);
+    if (requireProject && input.projectId === undefined) throw new ParleyError('VALIDATION_ERROR', 'projectId is required', { field: 'projectId' });
+    const { sessionId, turn } = turnOf(deps, ctx, input, false);
+    const reply = await deps.actors.ask<TurnReply>({ kind: 'session', key: sessionId }, turn, { requestId: ctx.req.requestId });
+    return json(chatResponse(reply));
+  };
+  return [
+    { method: 'POST', path: '/api/v1/chat/send', auth: 'principal', permission: 'chat:write', handler: (ctx) => requestReply(ctx, false) },
+    { method: 'POST', path: '/api/v1/chat/agent', auth: 'principal', permission: 'chat:write', handler: (ctx) => requestReply(ctx, true) },
+    {
+      method: 'POST',
+      path: '/api/v1/chat/stream',
+      auth: 'principal',
+      permission: 'chat:write',
+      handler: (ctx) => {
+        const input = ChatBody(ctx.body);
+        // Everything that can be refused is refused here, as JSON, before the stream starts.
+        const { sessionId, turn } = turnOf(deps, ctx, input, true);
+        return sseResult(deps.config.sseHeartbeatMs, (sse) => {
+          sse.event('session', { sessionId });
+          deps.actors
+            .ask<TurnReply>({ kind: 'session', key: sessionId }, turn, {
+              requestId: ctx.req.requestId,
+              onChunk: (chunk) => sse.event('text_delta', { delta: (chunk as TextDeltaChunk).delta }),
+            })
+            .then(
+              (reply) => {
+                for (const t of reply.traceEvents) sse.event('trace', t);
+                const { inputTokens, outputTokens } = reply.usage;
+                sse.event('usage', { inputTokens, outputTokens });
+                sse.event('complete', { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, latencyMs: reply.latencyMs, sessionId, agentName: reply.agentName });
+              },
+              (err: unknown) => {
+                const value = toErrorValue(err);
+                sse.event('error', { code: value.code, message: value.message, requestId: ctx.req.requestId });
+              },
+            )
+            .finally(() => sse.end());
+        });
+      },
+    },
+  ];
+};
