@@ -63,7 +63,7 @@ function write(res: ServerResponse, result: HttpResult, requestId: string): void
   if (res.destroyed) return;
   if (result.kind === 'json') {
     const text = JSON.stringify(result.body);
-    res.writeHead(result.status, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId, ...result.headers });
+    res.writeHead(result.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'x-request-id': requestId, ...result.headers });
     res.end(text);
     return;
   }

@@ -171,7 +171,7 @@ function compileChecked(source: string, diag: Diagnostics): AgentProgram | undef
   for (const [n, pos] of results) {
     if (slots.has(n)) diag.error(pos.line, pos.column, `${n} is already the name of a slot. Give the DELEGATE result another name with AS.`);
   }
-  const ifNames = [...new Set([...TOP_CONDITION_NAMES, ...slots.keys(), ...results.keys()])];
+  const ifNames = [...new Set([...TOP_CONDITION_NAMES, ...slots.keys(), ...[...results.keys()].flatMap((r) => [r, `${r}_error`])])];
 
   const flows: FlowProgram[] = [];
   const flowLines = new Map<string, number>();

@@ -85,8 +85,9 @@ export function extractSlot(slot: SlotSpec, message: string): string | number | 
   return found.slice(0, MAX_SLOT_CHARS);
 }
 
-function compareValues(left: unknown, op: CompareOp, right: string | number): boolean {
-  if (left === undefined || left === null || (typeof left === 'object')) return op === '!=';
+/** Compares numerically when both sides are numbers, else as case-insensitive text; a missing value is "". */
+function compareValues(value: unknown, op: CompareOp, right: string | number): boolean {
+  const left = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : '';
   const ln = typeof left === 'number' ? left : typeof left === 'string' && left.trim() !== '' ? Number(left) : NaN;
   const rn = typeof right === 'number' ? right : right.trim() !== '' ? Number(right) : NaN;
   if (Number.isFinite(ln) && Number.isFinite(rn)) {

@@ -113,3 +113,117 @@ export async function readSse(res: Response): Promise<{ events: { event: string;
   }
   return { events, comments };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Helpers added for the integration suite (the exports above are unchanged).
+// ---------------------------------------------------------------------------------------------
+
+/** Asserts the spec's error envelope: status, code, a non-empty message, and the request id of the X-Request-Id header. */
+export function assertError(res: ApiResponse, status: number, code: string, message?: RegExp): void {
+  const detail = `${res.status} ${JSON.stringify(res.body)}`;
+  if (res.status !== status) throw new Error(`expected status ${status}, got ${detail}`);
+  const body = res.body as { success?: unknown; error?: { code?: unknown; message?: unknown; requestId?: unknown } } | undefined;
+  if (!body || typeof body !== 'object') throw new Error(`expected a JSON envelope, got ${detail}`);
+  if (body.success !== false) throw new Error(`expected success:false, got ${detail}`);
+  const error = body.error;
+  if (!error || typeof error !== 'object') throw new Error(`expected an error object, got ${detail}`);
+  if (error.code !== code) throw new Error(`expected code ${code}, got ${detail}`);
+  if (typeof error.message !== 'string' || error.message.length === 0) throw new Error(`expected a message, got ${detail}`);
+  if (message && !message.test(error.message)) throw new Error(`expected message ${message}, got ${detail}`);
+  const headerId = res.headers.get('x-request-id');
+  if (typeof error.requestId !== 'string' || error.requestId.length === 0) throw new Error(`expected a requestId, got ${detail}`);
+  if (headerId !== error.requestId) throw new Error(`requestId ${String(error.requestId)} differs from X-Request-Id ${String(headerId)}`);
+}
+
+/** A tenant made through the operator API: its default project and its admin key. */
+export interface TestTenant {
+  tenantId: string;
+  projectId: string;
+  key: string;
+  keyId: string;
+}
+
+/** Creates a tenant through POST /api/admin/tenants (the server must have ADMIN_TOKEN). */
+export async function createTenant(server: TestServer, name: string): Promise<TestTenant> {
+  const res = await call(server.base, 'POST', '/api/admin/tenants', { key: ADMIN_TOKEN, body: { name } });
+  if (res.status !== 201) throw new Error(`create tenant: ${res.status} ${JSON.stringify(res.body)}`);
+  return { tenantId: res.body.tenant.id, projectId: res.body.project.id, key: res.body.apiKey.key, keyId: res.body.apiKey.id };
+}
+
+/** One chat turn through POST /api/v1/chat/send (or another chat endpoint); throws unless 200. */
+export async function chat(server: TestServer, body: Record<string, unknown>, options: { key?: string; endpoint?: 'send' | 'agent' } = {}): Promise<{ sessionId: string; response: string; traceEvents: { type: string; data: any }[]; agentName: string; body: any }> {
+  const res = await call(server.base, 'POST', `/api/v1/chat/${options.endpoint ?? 'send'}`, { key: options.key, body });
+  if (res.status !== 200) throw new Error(`chat: ${res.status} ${JSON.stringify(res.body)}`);
+  return { sessionId: res.body.sessionId, response: res.body.response, traceEvents: res.body.traceEvents, agentName: res.body.agentName, body: res.body };
+}
+
+/** A raw HTTP exchange over node:http (for bodies fetch cannot send: chunked, oversized, odd headers). */
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  body: any;
+}
+
+/**
+ * Sends a request with node:http. `chunks` are written one by one (with `transfer-encoding:
+ * chunked` unless a content-length header is given). Resolves with the response even when the
+ * server answers before the whole body was sent (errors writing the rest are expected then).
+ */
+export async function rawRequest(base: string, options: { method: string; path: string; headers?: Record<string, string>; chunks?: (string | Buffer)[] }): Promise<RawResponse> {
+  const { request } = await import('node:http');
+  const url = new URL(options.path, base);
+  return new Promise<RawResponse>((resolve, reject) => {
+    let settled = false;
+    const req = request(url, { method: options.method, headers: options.headers, agent: false }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (c: Buffer) => parts.push(c));
+      const done = (): void => {
+        if (settled) return;
+        settled = true;
+        const text = Buffer.concat(parts).toString('utf8');
+        let body: unknown;
+        try {
+          body = text ? JSON.parse(text) : undefined;
+        } catch {
+          body = text;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
+        req.destroy();
+      };
+      res.on('end', done);
+      res.on('aborted', done);
+      res.on('error', done);
+    });
+    req.on('error', (err) => {
+      // The server may answer (413) and close while the body is still being written.
+      if (!settled) setTimeout(() => !settled && ((settled = true), reject(err)), 200);
+    });
+    const chunks = options.chunks ?? [];
+    const writeNext = (i: number): void => {
+      if (settled || req.destroyed) return;
+      if (i >= chunks.length) {
+        req.end();
+        return;
+      }
+      const ok = req.write(chunks[i]!);
+      if (ok) setImmediate(() => writeNext(i + 1));
+      else req.once('drain', () => writeNext(i + 1));
+    };
+    writeNext(0);
+  });
+}
+
+/** A TCP port that was free a moment ago (for child processes that must be told their port). */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise<number>((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
