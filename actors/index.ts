@@ -8,6 +8,7 @@ export { agentActorKey, type AgentMessage, type CompileReply } from './agents/ag
 export type { SessionRecord, SessionView, TranscriptEntry } from './session/session-records.js';
 export { sessionView } from './session/session-records.js';
 export { SessionStore } from './session/session-store.js';
+export { chooseEntryAgent } from './session/entry-agent.js';
 export { MAX_MESSAGE_LENGTH } from './session/session-actor.js';
 export type { TurnMessage, TurnReply, TextDeltaChunk, SessionMessage } from './session/session-messages.js';
 export type { TraceEvent, CompileDiagnostic } from './language/index.js';

@@ -96,6 +96,10 @@ export function listenUws(app: GatewayApp, options: { host: string; port: number
           if (closed) return;
           closed = true;
           uWS.us_listen_socket_close(socket);
+          // Also drop open keep-alive connections: nothing may be served after close (the store
+          // is closed next), and the process can exit without waiting for clients to hang up.
+          // App.close() exists in this uWS build but is missing from its typings.
+          (server as unknown as { close?: () => void }).close?.();
         },
       });
     });

@@ -119,6 +119,9 @@ export class ActorSystem {
   #closed = false;
   #closing: Promise<void> | null = null;
   #started: () => void = () => undefined;
+  // False until every worker has come up once (or given up): before that, the first worker to
+  // be ready would grab every shard only to hand them back a moment later.
+  #startedUp = false;
 
   private constructor(config: Config, log: Logger) {
     this.#config = config;
@@ -158,6 +161,7 @@ export class ActorSystem {
   /** Sends `message` to the actor and resolves with its reply; rejects only with a ParleyError. */
   ask<T = unknown>(ref: ActorRef, message: unknown, options?: AskOptions): Promise<T> {
     if (this.#closed) return Promise.reject(new ParleyError(CLOSED.code, CLOSED.message));
+    if (typeof ref?.kind !== 'string' || typeof ref.key !== 'string') return Promise.reject(new ParleyError('BAD_REQUEST', 'ref must be { kind: string, key: string }'));
     const timeoutMs = options?.timeoutMs ?? this.#config.askTimeoutMs;
     if (!(timeoutMs > 0)) return Promise.reject(new ParleyError('BAD_REQUEST', 'options.timeoutMs must be a positive number'));
     const onChunk = options?.onChunk;
@@ -304,7 +308,10 @@ export class ActorSystem {
   }
 
   #checkStarted(): void {
+    if (this.#startedUp) return;
     for (const slot of this.#slots) if (slot.state !== 'ready' && slot.state !== 'failed') return;
+    this.#startedUp = true;
+    this.#rebalance();
     this.#started();
   }
 
@@ -329,6 +336,8 @@ export class ActorSystem {
       this.#waiting[index]!.push(new Buffered(shard, buf, entry));
     } else if (entry !== null) {
       this.#pending.fail(entry.id, this.#closed ? CLOSED : NO_WORKERS);
+    } else if (!this.#closed) {
+      this.#log.warn('tell dropped: no worker can host its shard', { shard });
     }
   }
 
@@ -433,7 +442,7 @@ export class ActorSystem {
    * the home worker is ready, so an actor is never alive on two workers.
    */
   #rebalance(): void {
-    if (this.#closed) return;
+    if (this.#closed || !this.#startedUp) return;
     const map = this.#map!;
     const slots = this.#slots;
     const ready = this.#readyIndexes();

@@ -37,11 +37,14 @@ export function fnv1a32(key: string): number {
       h = Math.imul(h ^ c, 0x01000193);
       continue;
     }
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < key.length) {
-      const low = key.charCodeAt(i + 1);
+    if (c >= 0xd800 && c <= 0xdfff) {
+      // A valid pair is one code point; a lone surrogate hashes as U+FFFD, as Buffer.from does.
+      const low = c <= 0xdbff && i + 1 < key.length ? key.charCodeAt(i + 1) : 0;
       if (low >= 0xdc00 && low <= 0xdfff) {
         c = 0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00);
         i++;
+      } else {
+        c = 0xfffd;
       }
     }
     if (c < 0x800) {

@@ -78,6 +78,11 @@ class SessionActor implements Actor {
         return svc.programs.get(tenantId, projectId, name, version);
       },
       delegate: async (name: string, task: string) => {
+        // A delegate is pinned like any agent the session uses (docs/chat.md).
+        if (pinned[name] === undefined) {
+          const agent = svc.agents.get(tenantId, projectId, name);
+          if (agent && agent.versionCount > 0) pinned[name] = agent.versionCount;
+        }
         const request: DelegateMessage = { type: 'delegate', tenantId, projectId, agentName: name, version: pinned[name], task, depth: 1 };
         try {
           const reply = await env.ask<DelegateReply>({ kind: 'delegation', key: `${session.id}/${session.messageCount}/${delegations++}` }, request, { requestId: ctx.requestId });

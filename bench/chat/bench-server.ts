@@ -34,3 +34,6 @@ if (mode === 'uws-constant') {
   process.stderr.write(`unknown mode ${mode}\n`);
   process.exit(2);
 }
+
+// Exit normally on SIGTERM so that --cpu-prof and friends can write their files.
+process.on('SIGTERM', () => process.exit(0));

@@ -17,7 +17,9 @@ export interface ChildServer {
  */
 export async function startChildServer(script: URL, args: string[], env: Record<string, string> = {}): Promise<ChildServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-'));
-  const child: ChildProcess = spawn(process.execPath, [script.pathname, ...args], {
+  // PARLEY_BENCH_NODE_ARGS passes flags such as --cpu-prof to the server under test.
+  const nodeArgs = (process.env['PARLEY_BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, script.pathname, ...args], {
     env: { ...process.env, PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -39,8 +41,10 @@ export async function startChildServer(script: URL, args: string[], env: Record<
     stop: async () => {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGKILL');
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
         await exited;
+        clearTimeout(timer);
       }
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -111,6 +111,8 @@ export const agentRoutes: RouteModule = (deps) => [
     handler: async ({ principal, params, body }) => {
       const project = projectOf(deps, principal.tenantId, params);
       const name = agentName(params, 'agentName');
+      // A missing agent is a 404 before the body is judged, like a missing project.
+      deps.agents.require(project.tenantId, project.id, name);
       const { dslContent } = UpdateDslBody(body);
       const agent = await deps.agents.updateDsl(project.tenantId, project.id, name, dslContent);
       return json({ success: true, updatedAt: agent.updatedAt });

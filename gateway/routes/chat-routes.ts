@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { cuid, isCuid, ParleyError, toErrorValue } from '../../runtime/index.js';
-import { MAX_MESSAGE_LENGTH, type TextDeltaChunk, type TurnMessage, type TurnReply } from '../../actors/index.js';
+import { MAX_MESSAGE_LENGTH, chooseEntryAgent, type TextDeltaChunk, type TurnMessage, type TurnReply } from '../../actors/index.js';
 import type { GatewayDeps, RouteModule } from '../app.js';
 import { json, type RouteContext } from '../http.js';
 import { sseResult } from '../sse.js';
@@ -22,14 +22,21 @@ type ChatInput = ReturnType<typeof ChatBody>;
  */
 function turnOf(deps: GatewayDeps, ctx: RouteContext, input: ChatInput, stream: boolean): { sessionId: string; turn: TurnMessage } {
   const tenantId = ctx.principal.tenantId;
-  if (input.projectId !== undefined) deps.tenancy.requireProject(tenantId, input.projectId);
+  const project = input.projectId !== undefined ? deps.tenancy.requireProject(tenantId, input.projectId) : undefined;
   if (input.sessionId !== undefined) {
     // Ids this service never issues cannot name a session: no actor is woken for them.
     if (!isCuid(input.sessionId)) throw new ParleyError('NOT_FOUND', 'Session not found');
+    // Refused here too (not only by the actor), so /chat/stream answers a JSON 404 before the stream starts.
+    const existing = deps.sessions.byId(input.sessionId);
+    if (!existing || existing.tenantId !== tenantId || (input.projectId !== undefined && existing.projectId !== input.projectId)) {
+      throw new ParleyError('NOT_FOUND', 'Session not found');
+    }
     return { sessionId: input.sessionId, turn: { type: 'turn', tenantId, projectId: input.projectId, create: false, agentName: undefined, message: input.message, stream } };
   }
-  if (input.projectId === undefined) throw new ParleyError('BAD_REQUEST', 'Send sessionId to continue a session or projectId to start one', { field: 'projectId' });
-  return { sessionId: cuid(), turn: { type: 'turn', tenantId, projectId: input.projectId, create: true, agentName: input.agentName, message: input.message, stream } };
+  if (!project) throw new ParleyError('BAD_REQUEST', 'Send sessionId to continue a session or projectId to start one', { field: 'projectId' });
+  // No entry agent (unknown agentName, nothing compiled) is refused here, before a stream starts; the actor checks again.
+  chooseEntryAgent(project, deps.agents, input.agentName);
+  return { sessionId: cuid(), turn: { type: 'turn', tenantId, projectId: project.id, create: true, agentName: input.agentName, message: input.message, stream } };
 }
 
 /** The spec's chat response. */

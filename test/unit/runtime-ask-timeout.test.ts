@@ -15,7 +15,7 @@ test('an ask past its deadline fails with SERVICE_UNAVAILABLE and the late reply
   const elapsed = performance.now() - started;
   assert.ok(err instanceof ParleyError);
   assert.equal(err.code, 'SERVICE_UNAVAILABLE');
-  assert.ok(elapsed >= 45 && elapsed < 200, `failed after ${elapsed.toFixed(0)} ms`);
+  assert.ok(elapsed >= 45 && elapsed < 300, `failed after ${elapsed.toFixed(0)} ms`);
   assert.equal(system.stats().pendingAsks, 0);
 
   await waitUntil(() => system.stats().droppedReplies === 1, 2000, 'the late reply');
