@@ -19,3 +19,8 @@ export function encode(message: ThreadMessage): ArrayBuffer {
 export function decode<T extends ThreadMessage>(buffer: ArrayBuffer): T {
   return packr.unpack(new Uint8Array(buffer)) as T;
 }
+
+/** Decodes a batch of concatenated encoded messages (see PortBatcher), in order. */
+export function decodeAll<T extends ThreadMessage>(buffer: ArrayBuffer): T[] {
+  return packr.unpackMultiple(new Uint8Array(buffer)) as T[];
+}

@@ -19,7 +19,8 @@
  * ActorSystem; this file only runs threads and tells it what happened.
  */
 import { Worker } from 'node:worker_threads';
-import { decode, encode } from './codec.js';
+import { decodeAll, encode } from './codec.js';
+import { PortBatcher } from './port-batcher.js';
 import type { Logger } from './log.js';
 import type { WorkerToMain } from './thread-messages.js';
 import type { WorkerBootData } from './worker-main.js';
@@ -68,9 +69,12 @@ export class WorkerSlot {
 
   constructor(readonly index: number) {}
 
-  /** Transfers an encoded message to the thread (the caller checked the state). */
+  /** Batches transfers to the current thread; replaced with the thread. */
+  batcher: PortBatcher | null = null;
+
+  /** Sends an encoded message to the thread at the end of this turn (the caller checked the state). */
   post(buf: ArrayBuffer): void {
-    this.worker!.postMessage(buf, [buf]);
+    this.batcher!.push(buf);
   }
 }
 
@@ -107,17 +111,19 @@ export class Supervisor {
     const worker = new Worker(this.#options.workerUrl, { workerData: this.#options.boot(slot.index) });
     const generation = ++slot.generation;
     slot.worker = worker;
+    slot.batcher = new PortBatcher((buf) => worker.postMessage(buf, [buf]));
     slot.state = 'starting';
     slot.threadId = worker.threadId;
     slot.pingSentAt = 0;
     slot.startTimer = setTimeout(() => this.#died(slot, generation, 'start-up timed out'), this.#options.startTimeoutMs);
     slot.startTimer.unref();
     worker.on('message', (buf: ArrayBuffer) => {
-      if (slot.generation !== generation) return;
-      const msg = decode<WorkerToMain>(buf);
-      if (msg.type === 'pong') slot.pingSentAt = 0;
-      else if (msg.type === 'ready') this.#ready(slot);
-      else this.#hooks.onMessage(slot, msg);
+      for (const msg of decodeAll<WorkerToMain>(buf)) {
+        if (slot.generation !== generation) return;
+        if (msg.type === 'pong') slot.pingSentAt = 0;
+        else if (msg.type === 'ready') this.#ready(slot);
+        else this.#hooks.onMessage(slot, msg);
+      }
     });
     worker.on('error', (err: Error) => this.#died(slot, generation, `uncaught ${err.name}: ${err.message}`));
     worker.on('exit', (code: number) => this.#died(slot, generation, `exited with code ${code}`));

@@ -6,7 +6,8 @@
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import type { ActorEnv, ActorKindsModule, ActorRef, AskOptions } from './actor.js';
 import { ActorHost } from './actor-host.js';
-import { decode, encode } from './codec.js';
+import { decodeAll, encode } from './codec.js';
+import { PortBatcher } from './port-batcher.js';
 import type { Config } from './config.js';
 import { createLogger } from './log.js';
 import type { ReplySink } from './mailbox.js';
@@ -27,9 +28,9 @@ if (port === null) throw new Error('worker-main.js must run in a worker thread')
 const { kindsModule, config, index } = workerData as WorkerBootData;
 const log = createLogger(config.logLevel, { worker: index });
 
+const batcher = new PortBatcher((buf) => port!.postMessage(buf, [buf]));
 function post(message: WorkerToMain): void {
-  const buf = encode(message);
-  port!.postMessage(buf, [buf]);
+  batcher.push(encode(message));
 }
 
 const store = new LmdbStore({ path: config.dataDir, durability: config.durability });
@@ -77,11 +78,15 @@ async function shutdown(): Promise<void> {
   await host.close();
   pending.failWhere(() => true, { code: 'SERVICE_UNAVAILABLE', message: 'Worker is shutting down' });
   await store.close();
+  batcher.flush();
   process.exit(0);
 }
 
 port.on('message', (buf: ArrayBuffer) => {
-  const msg = decode<MainToWorker>(buf);
+  for (const msg of decodeAll<MainToWorker>(buf)) handle(msg);
+});
+
+function handle(msg: MainToWorker): void {
   switch (msg.type) {
     case 'ask':
       host.deliver(msg.kind, msg.key, msg.shard, msg.message, msg.requestId ?? undefined, msg.id, msg.stream);
@@ -115,6 +120,6 @@ port.on('message', (buf: ArrayBuffer) => {
     default:
       unreachable(msg);
   }
-});
+}
 
 post({ type: 'ready', threadId });

@@ -1,4 +1,4 @@
-import type { Collection, Store } from '../../runtime/index.js';
+import { ParleyError, type Collection, type Store } from '../../runtime/index.js';
 import type { SessionRecord, TranscriptEntry } from './session-records.js';
 
 /**
@@ -28,6 +28,13 @@ export class SessionStore {
   /** The tenant's session in a project, or undefined. */
   get(tenantId: string, projectId: string, sessionId: string): SessionRecord | undefined {
     return this.#sessions.get([tenantId, projectId, sessionId]);
+  }
+
+  /** The tenant's session in a project, or NOT_FOUND (the same for missing and foreign ids). */
+  require(tenantId: string, projectId: string, sessionId: string): SessionRecord {
+    const session = this.get(tenantId, projectId, sessionId);
+    if (!session) throw new ParleyError('NOT_FOUND', 'Session not found');
+    return session;
   }
 
   /** A page of a project's sessions (ids are time-ordered CUIDs, so newest first is a reverse scan). */

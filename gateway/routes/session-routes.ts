@@ -1,4 +1,3 @@
-import { ParleyError } from '../../runtime/index.js';
 import { sessionView } from '../../actors/index.js';
 import type { RouteModule } from '../app.js';
 import { json } from '../http.js';
@@ -25,9 +24,7 @@ export const sessionRoutes: RouteModule = (deps) => [
     permission: 'session:read',
     handler: ({ principal, params }) => {
       const project = deps.tenancy.requireProject(principal.tenantId, params['projectId']!);
-      const session = deps.sessions.get(project.tenantId, project.id, params['sessionId']!);
-      if (!session) throw new ParleyError('NOT_FOUND', 'Session not found');
-      return json({ success: true, session: sessionView(session) });
+      return json({ success: true, session: sessionView(deps.sessions.require(project.tenantId, project.id, params['sessionId']!)) });
     },
   },
   {
@@ -37,8 +34,7 @@ export const sessionRoutes: RouteModule = (deps) => [
     permission: 'session:read',
     handler: ({ principal, params }) => {
       const project = deps.tenancy.requireProject(principal.tenantId, params['projectId']!);
-      const session = deps.sessions.get(project.tenantId, project.id, params['sessionId']!);
-      if (!session) throw new ParleyError('NOT_FOUND', 'Session not found');
+      const session = deps.sessions.require(project.tenantId, project.id, params['sessionId']!);
       return json({ success: true, messages: deps.sessions.transcript(project.tenantId, session.id) });
     },
   },

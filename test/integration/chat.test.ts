@@ -312,8 +312,8 @@ describe('chat', () => {
       assert.equal(res.status, 200);
       const complete = events.at(-1)!;
       assert.equal(complete.event, 'complete', JSON.stringify(events.at(-1)));
-      assert.ok(complete.data.latencyMs > 3 * HEARTBEAT_MS, `the turn took ${complete.data.latencyMs} ms: too fast to test the heartbeat`);
-      assert.ok(comments.length >= 1, `no heartbeat in a ${complete.data.latencyMs} ms stream`);
+      // (The turn's latency is in the message: were it ever under the 20 ms interval, this test needs a slower turn.)
+      assert.ok(comments.length >= 1, `no heartbeat in a stream whose turn took ${complete.data.latencyMs} ms`);
       for (const c of comments) assert.equal(c, 'heartbeat');
       const traces = events.filter((e) => e.event === 'trace');
       assert.equal(traces.length, 10);
