@@ -64,6 +64,10 @@ export class GatewayApp {
         this.#deps.auth.authenticateAdmin(req.headers);
       }
       const body = req.body.length === 0 ? EMPTY_BODY : parseJsonBody(req.body, req.headers['content-type']);
+      if (route.body === 'none') {
+        const field = Object.keys(body)[0];
+        if (field !== undefined) throw new ParleyError('VALIDATION_ERROR', `Unknown field "${field}": this endpoint takes no body`, { field });
+      }
       return await route.handler({ req, params, principal, body });
     } catch (err) {
       return this.errorOf(err, req);

@@ -13,6 +13,8 @@ export interface Route {
   permission?: Permission;
   /** Body limit in bytes; default BODY_LIMIT. */
   bodyLimit?: number;
+  /** 'none': the route takes no body, and a body with any field is refused (mass-assignment guard). */
+  body?: 'json' | 'none';
   handler(ctx: RouteContext): Promise<HttpResult> | HttpResult;
 }
 

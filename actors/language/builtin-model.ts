@@ -4,6 +4,7 @@
  * tokens. Same input, same output: no randomness, no clock, no network.
  */
 import type { PatternSpec } from './program.js';
+import { buildSafeRegExp } from './safe-pattern.js';
 
 /** Minimum KNOWLEDGE similarity for the builtin model to answer with that entry. */
 export const KNOWLEDGE_THRESHOLD = 0.4;
@@ -61,7 +62,7 @@ const unanchoredCache = new WeakMap<PatternSpec, RegExp>();
 export function regexOf(p: PatternSpec): RegExp {
   let re = regexCache.get(p);
   if (!re) {
-    re = new RegExp(p.source, p.flags.replace(/[gy]/g, ''));
+    re = buildSafeRegExp(p.source, p.flags);
     regexCache.set(p, re);
   }
   return re;
@@ -75,7 +76,7 @@ export function unanchoredRegexOf(p: PatternSpec): RegExp {
     if (src.startsWith('^')) src = src.slice(1);
     if (src.endsWith('$') && !src.endsWith('\\$')) src = src.slice(0, -1);
     try {
-      re = new RegExp(src, p.flags.replace(/[gy]/g, ''));
+      re = buildSafeRegExp(src, p.flags);
     } catch {
       re = regexOf(p);
     }

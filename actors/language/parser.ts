@@ -6,6 +6,7 @@ import type { AgentAst, ConditionAst, FlowAst, NameAst, PatternAst, Pos, SlotAst
 import { tokenize, stripComment, type Token } from './lexer.js';
 import type { CompareOp } from './program.js';
 import { closest, type Diagnostics, type SourceLine } from './source.js';
+import { unsafePatternReason } from './safe-pattern.js';
 
 /** Top-level sections of this version. */
 export const TOP_LEVEL_KEYWORDS = ['AGENT', 'DESCRIPTION', 'MODEL', 'PERSONA', 'KNOWLEDGE', 'FLOW', 'HANDOFF', 'FALLBACK'] as const;
@@ -208,10 +209,10 @@ function pattern(t: Token, line: number, diag: Diagnostics): PatternAst | undefi
   let ok = true;
   for (const f of flags) {
     if (f === 'g' || f === 'y') {
-      diag.error(line, t.end - flags.length + flags.indexOf(f), `The pattern flag ${f} can't be used here. Use i (ignore case), m, s or u.`);
+      diag.error(line, t.end - flags.length + flags.indexOf(f), `The pattern flag ${f} can't be used here. Use i (ignore case), m or s.`);
       ok = false;
-    } else if (!'imsu'.includes(f)) {
-      diag.error(line, t.end - flags.length + flags.indexOf(f), `Unknown pattern flag ${f}. Use i (ignore case), m, s or u.`);
+    } else if (!'imsuv'.includes(f)) {
+      diag.error(line, t.end - flags.length + flags.indexOf(f), `Unknown pattern flag ${f}. Use i (ignore case), m or s.`);
       ok = false;
     }
   }
@@ -225,6 +226,11 @@ function pattern(t: Token, line: number, diag: Diagnostics): PatternAst | undefi
   } catch (err) {
     const detail = String((err as Error).message).split(': ').pop() ?? 'invalid syntax';
     diag.error(line, t.column, `This pattern is not valid: ${detail}.`);
+    return undefined;
+  }
+  const unsafe = unsafePatternReason(t.value, flags);
+  if (unsafe) {
+    diag.error(line, t.column, unsafe);
     return undefined;
   }
   if (/\((?:[^()\\]|\\.)*[*+](?:[^()\\]|\\.)*\)[*+{]/.test(t.value)) {

@@ -134,6 +134,7 @@ export const agentRoutes: RouteModule = (deps) => [
     path: '/api/projects/{projectId}/agents/{agentName}/versions',
     auth: 'principal',
     permission: 'agent:write',
+    body: 'none',
     handler: async ({ principal, params, req }) => {
       const project = projectOf(deps, principal.tenantId, params);
       const agent = deps.agents.require(project.tenantId, project.id, agentName(params, 'agentName'));

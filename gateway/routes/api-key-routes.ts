@@ -53,6 +53,7 @@ export const apiKeyRoutes: RouteModule = (deps) => [
     path: '/api/api-keys/{keyId}',
     auth: 'principal',
     permission: 'apikey:manage',
+    body: 'none',
     handler: async ({ principal, params }) => {
       if (!(await deps.tenancy.deleteApiKey(principal.tenantId, params['keyId']!))) throw new ParleyError('NOT_FOUND', 'API key not found');
       return json({ success: true });

@@ -146,6 +146,13 @@ describe('request bodies', () => {
     // Same rule on other bodies: a user cannot be given a tenant.
     const user = await call(server.base, 'POST', '/api/users', { body: { email: 'm@example.com', password: 'a-long-password-1', role: 'viewer', tenantId: other } });
     assertError(user, 400, 'VALIDATION_ERROR', /tenantId/);
+    // Routes that take no body refuse one with fields instead of ignoring it (and accept {}).
+    await call(server.base, 'POST', agentsPath, { body: { name: 'no_body', dslContent: 'AGENT: no_body\nFALLBACK: "ok"' } });
+    const forged = await call(server.base, 'POST', `${agentsPath}/no_body/versions`, { body: { version: 99, evil: true } });
+    assertError(forged, 400, 'VALIDATION_ERROR', /"version"/);
+    const plain = await call(server.base, 'POST', `${agentsPath}/no_body/versions`, { body: {} });
+    assert.equal(plain.status, 201);
+    assert.equal(plain.body.version.version, 1);
   });
 
   test('the server still works after all of that', async () => {
