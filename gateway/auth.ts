@@ -8,6 +8,10 @@ export const JWT_AUDIENCE = 'parley-api';
 // Pinned: tokens signed with any other algorithm (including "none") are rejected.
 const JWT_ALGORITHMS = ['HS256'];
 
+// Authenticated API keys, by the presented key: skips a hash and two reads per request.
+const KEY_CACHE_MAX = 10_000;
+const KEY_CACHE_TTL_MS = 60_000;
+
 const unauthorized = (message = 'Missing or invalid credentials'): ParleyError => new ParleyError('UNAUTHORIZED', message);
 
 /** Turns the credentials of a request into a Principal, or rejects with UNAUTHORIZED. */
@@ -16,6 +20,8 @@ export class Authenticator {
   readonly #key: Uint8Array;
   readonly #ttlSeconds: number;
   readonly #adminToken: string | undefined;
+  readonly #keyCache = new Map<string, { principal: Principal; expires: number }>();
+  #keyCacheRevocations = 0;
 
   constructor(options: { tenancy: TenancyStore; jwtSecret: string; jwtTtlSeconds: number; adminToken: string | undefined }) {
     this.#tenancy = options.tenancy;
@@ -64,9 +70,19 @@ export class Authenticator {
   }
 
   #apiKey(key: string): Principal {
+    const now = Date.now();
+    if (this.#keyCacheRevocations !== this.#tenancy.revocations) {
+      this.#keyCache.clear();
+      this.#keyCacheRevocations = this.#tenancy.revocations;
+    }
+    const hit = this.#keyCache.get(key);
+    if (hit && hit.expires > now) return hit.principal;
     const record = this.#tenancy.apiKeyBySecret(key.trim());
     if (!record) throw unauthorized('Invalid API key');
-    return { tenantId: record.tenantId, subject: `apikey:${record.id}`, kind: 'apikey', role: record.role, permissions: new Set(record.permissions) };
+    const principal: Principal = { tenantId: record.tenantId, subject: `apikey:${record.id}`, kind: 'apikey', role: record.role, permissions: new Set(record.permissions) };
+    if (this.#keyCache.size >= KEY_CACHE_MAX) this.#keyCache.clear();
+    this.#keyCache.set(key, { principal, expires: now + KEY_CACHE_TTL_MS });
+    return principal;
   }
 
   async #jwt(token: string): Promise<Principal> {

@@ -25,6 +25,11 @@ export class SessionStore {
     return owner ? this.#sessions.get([owner.tenantId, owner.projectId, sessionId]) : undefined;
   }
 
+  /** Who owns a session id (a small index read: no session state is decoded). */
+  owner(sessionId: string): { tenantId: string; projectId: string } | undefined {
+    return this.#owners.get([sessionId]);
+  }
+
   /** The tenant's session in a project, or undefined. */
   get(tenantId: string, projectId: string, sessionId: string): SessionRecord | undefined {
     return this.#sessions.get([tenantId, projectId, sessionId]);

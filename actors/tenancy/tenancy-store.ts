@@ -24,6 +24,7 @@ export class TenancyStore {
   readonly #usersByEmail: Collection<{ tenantId: string; userId: string }>;
   readonly #apiKeys: Collection<ApiKey>;
   readonly #apiKeysByHash: Collection<{ tenantId: string; keyId: string }>;
+  #revocations = 0;
 
   constructor(store: Store) {
     this.#store = store;
@@ -145,6 +146,14 @@ export class TenancyStore {
     return this.#apiKeys.range({ prefix: [tenantId] }).map((e) => e.value);
   }
 
+  /**
+   * Counts API key deletions made through this store. Caches of authenticated keys compare it to
+   * drop their entries at once when a key is deleted (single node; a cluster will publish it).
+   */
+  get revocations(): number {
+    return this.#revocations;
+  }
+
   /** Deletes the tenant's API key; false when there is none with that id. */
   async deleteApiKey(tenantId: string, keyId: string): Promise<boolean> {
     return this.#store.transaction(() => {
@@ -152,6 +161,7 @@ export class TenancyStore {
       if (!record) return false;
       this.#apiKeys.removeSync([tenantId, keyId]);
       this.#apiKeysByHash.removeSync([record.hash]);
+      this.#revocations++;
       return true;
     });
   }

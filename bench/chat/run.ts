@@ -2,26 +2,31 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { startChildServer, type ChildServer } from '../lib/child-server.js';
-import { runLoad, type LoadResult } from '../lib/http-load.js';
+import { mergeLoads, runLoad, type LoadResult } from '../lib/http-load.js';
 
 // bench/chat: latency and throughput of POST /api/v1/chat/agent with the greeter agent at 1, 16
 // and 64 concurrent clients, next to two baselines measured in the same run: a raw uWS route
 // that returns a constant (the ceiling) and Parley's own handlers on node:http in one thread.
+// The targets take turns in short rounds (A B C A B C …) so that drift in a shared machine's
+// speed lands on all of them alike; each figure merges a target's rounds.
 const quick = process.env['PARLEY_BENCH_QUICK'] === '1';
-const durationMs = Number(process.env['PARLEY_BENCH_DURATION_MS'] ?? (quick ? 500 : 5000));
+const durationMs = Number(process.env['PARLEY_BENCH_DURATION_MS'] ?? (quick ? 600 : 6000));
+const rounds = quick ? 1 : 6;
 const warmupMs = quick ? 200 : 1500;
 const concurrency = (process.env['PARLEY_BENCH_CONCURRENCY'] ?? '1,16,64').split(',').map(Number);
 const API_KEY = 'prl_bench_key_0123456789abcdef';
 const serverScript = new URL('./bench-server.js', import.meta.url);
 const greeter = await readFile(new URL('../../../examples/greeter.agent', import.meta.url), 'utf8');
+const workers = process.env['PARLEY_BENCH_WORKERS'] ?? String(availableParallelism());
 
 interface Target {
   name: string;
   mode: string;
   env?: Record<string, string>;
   chat: boolean;
+  server?: ChildServer;
+  projectId?: string;
 }
-const workers = process.env['PARLEY_BENCH_WORKERS'] ?? String(availableParallelism());
 const targets: Target[] = [
   { name: 'uws-constant (ceiling)', mode: 'uws-constant', chat: false },
   { name: 'parley on node:http, 1 thread', mode: 'parley-node-http', chat: true },
@@ -48,38 +53,44 @@ async function prepare(server: ChildServer): Promise<string> {
   return projectId;
 }
 
-async function measure(target: Target): Promise<Record<number, LoadResult>> {
-  const server = await startChildServer(serverScript, [target.mode], { PARLEY_BOOTSTRAP_API_KEY: API_KEY, ...target.env });
-  try {
-    const projectId = target.chat ? await prepare(server) : 'none';
-    const headers = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
-    const load = (connections: number, ms: number) =>
-      runLoad({
-        port: server.port,
-        connections,
-        durationMs: ms,
-        // Each client keeps one session going, as a user in a conversation would.
-        request: (_c, state) => ({
-          method: 'POST',
-          path: '/api/v1/chat/agent',
-          headers,
-          body: JSON.stringify(state['sessionId'] ? { projectId, sessionId: state['sessionId'], message: 'hi there' } : { projectId, message: 'hi there' }),
-        }),
-        onResponse: (_c, state, status, body) => {
-          if (status === 200 && !state['sessionId']) state['sessionId'] = (JSON.parse(body) as { sessionId: string }).sessionId;
-        },
-      });
-    await load(16, warmupMs);
-    const results: Record<number, LoadResult> = {};
-    for (const c of concurrency) results[c] = await load(c, durationMs);
-    return results;
-  } finally {
-    await server.stop();
-  }
+const headers = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
+function load(target: Target, connections: number, ms: number, states: Record<string, unknown>[]) {
+  const projectId = target.projectId ?? 'none';
+  return runLoad({
+    port: target.server!.port,
+    connections,
+    durationMs: ms,
+    states,
+    // Each client keeps one session going, as a user in a conversation would.
+    request: (_c, state) => ({
+      method: 'POST',
+      path: '/api/v1/chat/agent',
+      headers,
+      body: JSON.stringify(state['sessionId'] ? { projectId, sessionId: state['sessionId'], message: 'hi there' } : { projectId, message: 'hi there' }),
+    }),
+    onResponse: (_c, state, status, body) => {
+      if (status === 200 && !state['sessionId'] && target.chat) state['sessionId'] = (JSON.parse(body) as { sessionId: string }).sessionId;
+    },
+  });
 }
 
 const report: Record<string, Record<number, LoadResult>> = {};
-for (const target of targets) report[target.name] = await measure(target);
+try {
+  for (const target of targets) {
+    target.server = await startChildServer(serverScript, [target.mode], { PARLEY_BOOTSTRAP_API_KEY: API_KEY, ...target.env });
+    if (target.chat) target.projectId = await prepare(target.server);
+    report[target.name] = {};
+  }
+  const states = new Map(targets.map((t) => [t, Array.from({ length: Math.max(...concurrency) }, () => ({}))]));
+  for (const target of targets) await load(target, 16, warmupMs, states.get(target)!);
+  for (const c of concurrency) {
+    const runs = new Map<Target, Awaited<ReturnType<typeof load>>[]>(targets.map((t) => [t, []]));
+    for (let r = 0; r < rounds; r++) for (const target of targets) runs.get(target)!.push(await load(target, c, durationMs / rounds, states.get(target)!));
+    for (const target of targets) report[target.name]![c] = mergeLoads(runs.get(target)!);
+  }
+} finally {
+  for (const target of targets) await target.server?.stop();
+}
 
 const rows: string[] = [];
 const pad = (s: string | number, n: number): string => String(s).padStart(n);
@@ -89,15 +100,23 @@ for (const [name, byC] of Object.entries(report)) {
 }
 const parley = report[targets[2]!.name]!;
 const nodeHttp = report[targets[1]!.name]!;
-const ratios = Object.fromEntries(concurrency.map((c) => [c, { throughputVsNodeHttp: +(parley[c]!.rps / nodeHttp[c]!.rps).toFixed(2), p95VsNodeHttp: +(parley[c]!.p95 / nodeHttp[c]!.p95).toFixed(2) }]));
+const ceiling = report[targets[0]!.name]!;
+const ratio = (a: number, b: number): number => +(a / b).toFixed(2);
+const ratios = Object.fromEntries(
+  concurrency.map((c) => [c, {
+    throughputVsNodeHttp: ratio(parley[c]!.rps, nodeHttp[c]!.rps),
+    p95VsNodeHttp: ratio(parley[c]!.p95, nodeHttp[c]!.p95),
+    throughputVsCeiling: ratio(parley[c]!.rps, ceiling[c]!.rps),
+  }]),
+);
 console.log(rows.join('\n'));
-console.log('\nparley / node:http:', JSON.stringify(ratios));
+console.log('\nparley vs baselines:', JSON.stringify(ratios));
 mkdirSync(new URL('../../../bench/results/', import.meta.url), { recursive: true });
 const out = new URL('../../../bench/results/chat.json', import.meta.url);
-writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), quick, durationMs, cores: availableParallelism(), node: process.version, results: report, ratios }, null, 2));
+writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), quick, durationMs, rounds, cores: availableParallelism(), node: process.version, results: report, ratios }, null, 2));
 console.log(`\nwritten: ${out.pathname}`);
-const failures = Object.values(report).flatMap((byC) => Object.values(byC)).filter((r) => r.requests === 0);
+const failures = Object.values(report).flatMap((byC) => Object.values(byC)).filter((r) => r.requests === 0 || r.errors > 0);
 if (failures.length > 0) {
-  console.error('a bench target completed no request');
+  console.error('a bench target completed no request or answered errors');
   process.exit(1);
 }

@@ -31,6 +31,23 @@ export interface LoadOptions {
   request(client: number, state: Record<string, unknown>): LoadRequest;
   /** Sees each response body (e.g. to keep the session id); non-2xx counts as an error. */
   onResponse?(client: number, state: Record<string, unknown>, status: number, body: string): void;
+  /** Per-client state carried across runs (e.g. one session per client over several rounds). */
+  states?: Record<string, unknown>[];
+}
+
+/** Merges runs of the same target into one result (percentiles over all their samples). */
+export function mergeLoads(runs: { result: LoadResult; samples: number[] }[]): LoadResult {
+  const samples = runs.flatMap((r) => r.samples).sort((a, b) => a - b);
+  const durationMs = runs.reduce((t, r) => t + r.result.durationMs, 0);
+  return summarize(samples, runs.reduce((t, r) => t + r.result.errors, 0), durationMs);
+}
+
+function summarize(sorted: number[], errors: number, durationMs: number): LoadResult {
+  const pct = (p: number): number => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN);
+  return {
+    requests: sorted.length, errors, durationMs: Math.round(durationMs), rps: Math.round((sorted.length / durationMs) * 1000),
+    p50: round(pct(50)), p95: round(pct(95)), p99: round(pct(99)), max: round(sorted[sorted.length - 1] ?? NaN),
+  };
 }
 
 /**
@@ -38,7 +55,7 @@ export interface LoadOptions {
  * request, waits for the whole response, records its latency, sends the next. Lean on purpose:
  * on a 2-core machine the client shares the CPU with the server under test.
  */
-export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+export async function runLoad(options: LoadOptions): Promise<{ result: LoadResult; samples: number[] }> {
   const latencies: number[] = [];
   let errors = 0;
   const deadline = performance.now() + options.durationMs;
@@ -46,14 +63,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   await Promise.all(Array.from({ length: options.connections }, (_, i) => client(i)));
   const durationMs = performance.now() - started;
   latencies.sort((a, b) => a - b);
-  const pct = (p: number): number => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]! : NaN);
-  return {
-    requests: latencies.length, errors, durationMs: Math.round(durationMs), rps: Math.round((latencies.length / durationMs) * 1000),
-    p50: round(pct(50)), p95: round(pct(95)), p99: round(pct(99)), max: round(latencies[latencies.length - 1] ?? NaN),
-  };
+  return { result: summarize(latencies, errors, durationMs), samples: latencies };
 
   async function client(index: number): Promise<void> {
-    const state: Record<string, unknown> = {};
+    const state: Record<string, unknown> = options.states?.[index] ?? {};
     const socket = await open(options.port, options.host ?? '127.0.0.1');
     const reader = new ResponseReader(socket);
     try {

@@ -26,16 +26,19 @@ function turnOf(deps: GatewayDeps, ctx: RouteContext, input: ChatInput, stream: 
   if (input.sessionId !== undefined) {
     // Ids this service never issues cannot name a session: no actor is woken for them.
     if (!isCuid(input.sessionId)) throw new ParleyError('NOT_FOUND', 'Session not found');
-    // Refused here too (not only by the actor), so /chat/stream answers a JSON 404 before the stream starts.
-    const existing = deps.sessions.byId(input.sessionId);
-    if (!existing || existing.tenantId !== tenantId || (input.projectId !== undefined && existing.projectId !== input.projectId)) {
-      throw new ParleyError('NOT_FOUND', 'Session not found');
+    if (stream) {
+      // The actor refuses a foreign or unknown session too; a stream checks first so the 404 is
+      // JSON, not an event after a 200. Request/response chats leave it to the actor alone.
+      const owner = deps.sessions.owner(input.sessionId);
+      if (!owner || owner.tenantId !== tenantId || (input.projectId !== undefined && owner.projectId !== input.projectId)) {
+        throw new ParleyError('NOT_FOUND', 'Session not found');
+      }
     }
     return { sessionId: input.sessionId, turn: { type: 'turn', tenantId, projectId: input.projectId, create: false, agentName: undefined, message: input.message, stream } };
   }
   if (!project) throw new ParleyError('BAD_REQUEST', 'Send sessionId to continue a session or projectId to start one', { field: 'projectId' });
-  // No entry agent (unknown agentName, nothing compiled) is refused here, before a stream starts; the actor checks again.
-  chooseEntryAgent(project, deps.agents, input.agentName);
+  // Likewise a stream checks for an entry agent (unknown agentName, nothing compiled) up front.
+  if (stream) chooseEntryAgent(project, deps.agents, input.agentName);
   return { sessionId: cuid(), turn: { type: 'turn', tenantId, projectId: project.id, create: true, agentName: input.agentName, message: input.message, stream } };
 }
 

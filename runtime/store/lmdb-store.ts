@@ -3,6 +3,9 @@ import { open, type Database, type Key as LmdbKey, type RootDatabase } from 'lmd
 import { toBufferKey } from 'ordered-binary';
 import type { Collection, Entry, Key, RangeOptions, Store } from './store.js';
 
+// msgpackr encoder options lmdb-js passes through (its typings omit them).
+const PLAIN_MSGPACK = { useRecords: false } as object;
+
 /** Options of the LMDB store. */
 export interface LmdbStoreOptions {
   /** Folder of the environment (created if missing). */
@@ -37,7 +40,10 @@ export class LmdbStore implements Store {
   constructor(options: LmdbStoreOptions) {
     mkdirSync(options.path, { recursive: true });
     this.#flush = options.durability === 'flush';
-    this.#root = open({ path: options.path, maxDbs: 64, encoding: 'msgpack', compression: false });
+    // Records (msgpackr's shared structures) are off: our values have many shapes and maps with
+    // dynamic keys (slots, pinned versions), which exhaust the shared table and make every read
+    // re-define its structures inline. Plain msgpack maps decode faster here.
+    this.#root = open({ path: options.path, maxDbs: 64, encoding: 'msgpack', compression: false, ...PLAIN_MSGPACK });
   }
 
   get isOpen(): boolean {
@@ -47,7 +53,7 @@ export class LmdbStore implements Store {
   collection<T>(name: string): Collection<T> {
     let c = this.#collections.get(name);
     if (!c) {
-      const db = this.#root.openDB<unknown, LmdbKey>({ name, encoding: 'msgpack' });
+      const db = this.#root.openDB<unknown, LmdbKey>({ name, encoding: 'msgpack', ...PLAIN_MSGPACK });
       c = new LmdbCollection<unknown>(name, db, () => this.#durable());
       this.#collections.set(name, c);
     }
