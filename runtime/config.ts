@@ -34,6 +34,17 @@ export interface Config {
   sseHeartbeatMs: number;
   /** Log one line per HTTP request. */
   accessLog: boolean;
+  /**
+   * AES-256-GCM keys for secrets at rest, from PARLEY_ENCRYPTION_KEYS = "kid:base64key,…": the
+   * first encrypts, all decrypt (so the master key can rotate). Empty: encrypted features answer 503.
+   */
+  encryptionKeys: { id: string; key: Buffer }[];
+  /** Default requests per second per tenant (overridable per tenant). */
+  tenantRequestsPerSecond: number;
+  /** Default messages per minute per session (overridable per tenant). */
+  sessionMessagesPerMinute: number;
+  /** Default concurrent active sessions per tenant (overridable per tenant). */
+  tenantActiveSessions: number;
 }
 
 /** Log levels from most to least verbose. */
@@ -90,6 +101,21 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('PARLEY_ADMIN_TOKEN must be at least 16 characters long');
   }
 
+  const encryptionKeys: { id: string; key: Buffer }[] = [];
+  const keysText = str('PARLEY_ENCRYPTION_KEYS');
+  if (keysText !== undefined) {
+    for (const item of keysText.split(',')) {
+      const m = /^([A-Za-z0-9_-]{1,32}):([A-Za-z0-9+/=_-]+)$/.exec(item.trim());
+      const key = m ? Buffer.from(m[2]!, 'base64') : undefined;
+      if (!m || !key || key.length !== 32) {
+        problems.push('PARLEY_ENCRYPTION_KEYS must be a comma list of kid:base64key, each key 32 bytes (e.g. k1:$(openssl rand -base64 32))');
+        break;
+      }
+      if (encryptionKeys.some((k) => k.id === m[1])) problems.push(`PARLEY_ENCRYPTION_KEYS names the key id ${m[1]} twice`);
+      encryptionKeys.push({ id: m[1]!, key });
+    }
+  }
+
   const config: Config = {
     port: int('PARLEY_PORT', 8080, 0, 65535),
     host: str('PARLEY_HOST') ?? '127.0.0.1',
@@ -107,6 +133,10 @@ export function loadConfig(env: Env = process.env): Config {
     durability: oneOf('PARLEY_DURABILITY', 'commit', ['commit', 'flush'] as const),
     sseHeartbeatMs: int('PARLEY_SSE_HEARTBEAT_MS', 15_000, 10, 600_000),
     accessLog: oneOf('PARLEY_ACCESS_LOG', 'false', ['true', 'false'] as const) === 'true',
+    encryptionKeys,
+    tenantRequestsPerSecond: int('PARLEY_TENANT_RPS', 200, 1, 1_000_000),
+    sessionMessagesPerMinute: int('PARLEY_SESSION_MESSAGES_PER_MINUTE', 60, 1, 1_000_000),
+    tenantActiveSessions: int('PARLEY_TENANT_ACTIVE_SESSIONS', 1000, 1, 10_000_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
