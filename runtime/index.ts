@@ -11,3 +11,4 @@ export * from './persistent-secret.js';
 export { ActorSystem, type ActorSystemOptions, type ActorSystemEvents, type ActorSystemStats, type WorkerStats } from './actor-system.js';
 export type { WorkerState } from './supervisor.js';
 export { shardOf, fnv1a32, type ShardOwner, type WorkerOwner } from './shard-map.js';
+export * from './secret-box.js';
