@@ -10,9 +10,19 @@ export { sessionView } from './session/session-records.js';
 export { SessionStore } from './session/session-store.js';
 export { chooseEntryAgent } from './session/entry-agent.js';
 export { MAX_MESSAGE_LENGTH } from './session/session-actor.js';
+export * from './deployments/index.js';
 export type { TurnMessage, TurnReply, TextDeltaChunk, SessionMessage } from './session/session-messages.js';
 export type { TraceEvent, CompileDiagnostic } from './language/index.js';
+export * from './models/index.js';
 
 /** URL of the module that declares the actor kinds, for ActorSystem.start. */
 export const ACTOR_KINDS_MODULE = new URL('./kinds.js', import.meta.url).href;
 export { bootstrapIfEmpty, type BootstrapResult } from './tenancy/bootstrap.js';
+export { projectIoActorKey, type ProjectIoMessage, type ProjectIoReply } from './project-io/index.js';
+export type { CallbackRecord, ResumeJob } from './callbacks/callback-records.js';
+export { CallbackStore, type ClaimOutcome } from './callbacks/callback-store.js';
+export * from './contacts/contact-records.js';
+export { ContactStore, type ContactListQuery } from './contacts/contact-store.js';
+export * from './secrets/tool-secret-records.js';
+export { ToolSecretStore, type NewToolSecret, type ToolSecretListQuery, type ResealReport } from './secrets/tool-secret-store.js';
+export * from './tools/index.js';

@@ -4,6 +4,8 @@ import type { Authenticator } from './auth.js';
 import { errorResult } from './error-status.js';
 import type { HttpRequest, HttpResult, RouteContext } from './http.js';
 import { parseJsonBody } from './json-body.js';
+import { rateLimiterOf, withRateLimitHeaders } from './limits/gateway-limits.js';
+import type { RateLimiter } from './limits/rate-limiter.js';
 import { Router, type Route, type RouteMatch } from './router.js';
 
 /** What the gateway needs of the actor system. */
@@ -27,6 +29,9 @@ export interface GatewayDeps {
 /** A route module: a function from the deps to its routes. */
 export type RouteModule = (deps: GatewayDeps) => Route[];
 
+/** Longest path parameter accepted (ids are 25 characters, names at most 64). */
+const MAX_PARAM_LENGTH = 512;
+
 const EMPTY_BODY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 
 /**
@@ -36,9 +41,11 @@ const EMPTY_BODY: Record<string, unknown> = Object.freeze({}) as Record<string, 
 export class GatewayApp {
   readonly router = new Router();
   readonly #deps: GatewayDeps;
+  readonly #limiter: RateLimiter;
 
   constructor(deps: GatewayDeps, modules: RouteModule[]) {
     this.#deps = deps;
+    this.#limiter = rateLimiterOf(deps);
     for (const module of modules) this.router.add(...module(deps));
   }
 
@@ -51,10 +58,23 @@ export class GatewayApp {
   async dispatch(req: HttpRequest, match: RouteMatch | undefined): Promise<HttpResult> {
     if (!match) return errorResult({ code: 'NOT_FOUND', message: `No route for ${req.method} ${req.path}` }, req.requestId);
     const { route, params } = match;
+    // No id or name is this long; refusing here keeps giant values away from store keys.
+    for (const name in params) {
+      if (params[name]!.length > MAX_PARAM_LENGTH) return errorResult({ code: 'NOT_FOUND', message: `No route for ${req.method} ${req.path.slice(0, 200)}` }, req.requestId);
+    }
+    // Rate-limit headers of an authenticated request (remaining < 0: not authenticated yet).
+    let remaining = -1;
+    let resetAt = 0;
     try {
       let principal = undefined as unknown as RouteContext['principal'];
       if (route.auth === 'principal') {
         principal = await this.#deps.auth.authenticate(req.headers);
+        try {
+          this.#limiter.take(principal.tenantId);
+        } finally {
+          remaining = this.#limiter.remaining;
+          resetAt = this.#limiter.resetAt;
+        }
         if (route.permission && !principal.permissions.has(route.permission)) {
           throw new ParleyError('FORBIDDEN', `This credential lacks the permission ${route.permission}`, { permission: route.permission });
         }
@@ -63,14 +83,16 @@ export class GatewayApp {
         if (!this.#deps.auth.adminEnabled) return errorResult({ code: 'NOT_FOUND', message: `No route for ${req.method} ${req.path}` }, req.requestId);
         this.#deps.auth.authenticateAdmin(req.headers);
       }
-      const body = req.body.length === 0 ? EMPTY_BODY : parseJsonBody(req.body, req.headers['content-type']);
+      const body = req.body.length === 0 || route.body === 'raw' ? EMPTY_BODY : parseJsonBody(req.body, req.headers['content-type']);
       if (route.body === 'none') {
         const field = Object.keys(body)[0];
         if (field !== undefined) throw new ParleyError('VALIDATION_ERROR', `Unknown field "${field}": this endpoint takes no body`, { field });
       }
-      return await route.handler({ req, params, principal, body });
+      const result = await route.handler({ req, params, principal, body });
+      return remaining < 0 ? result : withRateLimitHeaders(result, remaining, resetAt);
     } catch (err) {
-      return this.errorOf(err, req);
+      const result = this.errorOf(err, req);
+      return remaining < 0 ? result : withRateLimitHeaders(result, remaining, resetAt);
     }
   }
 

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { ParleyError } from '../runtime/index.js';
 
 /** Standard request body limit (spec: 1 MB). */
@@ -17,6 +18,8 @@ export function parseJsonBody(body: Buffer, contentType: string | undefined): Re
   if (!contentType || !/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType)) {
     throw new ParleyError('BAD_REQUEST', 'Content-Type must be application/json', { field: 'content-type' });
   }
+  // Decoding would silently turn invalid bytes into U+FFFD and store them: refuse instead.
+  if (!isUtf8(body)) throw new ParleyError('BAD_REQUEST', 'Request body is not valid UTF-8');
   let value: unknown;
   try {
     value = JSON.parse(body.toString('utf8'));

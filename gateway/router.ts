@@ -13,8 +13,8 @@ export interface Route {
   permission?: Permission;
   /** Body limit in bytes; default BODY_LIMIT. */
   bodyLimit?: number;
-  /** 'none': the route takes no body, and a body with any field is refused (mass-assignment guard). */
-  body?: 'json' | 'none';
+  /** 'none': the route takes no body, and a body with any field is refused (mass-assignment guard). 'raw': not parsed; the handler reads req.body. */
+  body?: 'json' | 'none' | 'raw';
   handler(ctx: RouteContext): Promise<HttpResult> | HttpResult;
 }
 

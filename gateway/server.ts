@@ -7,15 +7,21 @@ import { agentRoutes } from './routes/agent-routes.js';
 import { apiKeyRoutes } from './routes/api-key-routes.js';
 import { authRoutes } from './routes/auth-routes.js';
 import { chatRoutes } from './routes/chat-routes.js';
+import { deploymentRoutes } from './routes/deployment-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
+import { memoryRoutes } from './routes/memory-routes.js';
+import { modelSettingsRoutes } from './routes/model-settings-routes.js';
+import { projectIoRoutes } from './routes/project-io-routes.js';
 import { projectRoutes } from './routes/project-routes.js';
 import { sessionRoutes } from './routes/session-routes.js';
 import { userRoutes } from './routes/user-routes.js';
+import { contactRoutes } from './routes/contact-routes.js';
+import { toolSecretRoutes } from './routes/tool-secret-routes.js';
 import { listenUws, type UwsServer } from './uws-server.js';
 
 /** Every route module of the API, in one list (the security tests walk it). */
 export const ROUTE_MODULES: readonly RouteModule[] = [
-  healthRoutes, authRoutes, adminRoutes, projectRoutes, apiKeyRoutes, userRoutes, agentRoutes, chatRoutes, sessionRoutes,
+  healthRoutes, authRoutes, adminRoutes, projectRoutes, apiKeyRoutes, userRoutes, agentRoutes, chatRoutes, sessionRoutes, deploymentRoutes, contactRoutes, toolSecretRoutes, projectIoRoutes, modelSettingsRoutes, memoryRoutes,
 ];
 
 /** A running Parley: its port, the parts tests reach into, and an idempotent close. */

@@ -45,6 +45,12 @@ export interface Config {
   sessionMessagesPerMinute: number;
   /** Default concurrent active sessions per tenant (overridable per tenant). */
   tenantActiveSessions: number;
+  /** A session with no message for this long is idle: on a retired deployment it may not continue. */
+  sessionIdleMs: number;
+  /** HTTP tools may call private, loopback and link-local addresses (local development and tests only). */
+  toolsAllowPrivateNetwork: boolean;
+  /** HS256 secret of sandbox JWTs (memory endpoint); unset: generated and persisted; 'off': sandbox auth disabled (503). */
+  sandboxJwtSecret: string | undefined;
 }
 
 /** Log levels from most to least verbose. */
@@ -96,6 +102,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (jwtSecret !== undefined && jwtSecret.length < 32) {
     problems.push('PARLEY_JWT_SECRET must be at least 32 characters long');
   }
+  const sandboxJwtSecret = str('PARLEY_SANDBOX_JWT_SECRET');
+  if (sandboxJwtSecret !== undefined && sandboxJwtSecret !== 'off' && sandboxJwtSecret.length < 32) {
+    problems.push('PARLEY_SANDBOX_JWT_SECRET must be "off" or at least 32 characters long');
+  }
   const adminToken = str('PARLEY_ADMIN_TOKEN');
   if (adminToken !== undefined && adminToken.length < 16) {
     problems.push('PARLEY_ADMIN_TOKEN must be at least 16 characters long');
@@ -137,6 +147,9 @@ export function loadConfig(env: Env = process.env): Config {
     tenantRequestsPerSecond: int('PARLEY_TENANT_RPS', 200, 1, 1_000_000),
     sessionMessagesPerMinute: int('PARLEY_SESSION_MESSAGES_PER_MINUTE', 60, 1, 1_000_000),
     tenantActiveSessions: int('PARLEY_TENANT_ACTIVE_SESSIONS', 1000, 1, 10_000_000),
+    sessionIdleMs: int('PARLEY_SESSION_IDLE_MS', 1_800_000, 10, 30 * 86_400_000),
+    toolsAllowPrivateNetwork: oneOf('PARLEY_TOOLS_ALLOW_PRIVATE', 'false', ['true', 'false'] as const) === 'true',
+    sandboxJwtSecret,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { createHash, createHmac, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> =>
   new Promise((resolve, reject) => scryptCb(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))));
@@ -41,4 +41,20 @@ export function secretsEqual(a: string, b: string): boolean {
 /** A url-safe random token of `bytes` bytes of entropy. */
 export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
+}
+
+/**
+ * Checks a `sha256=<hex>` HMAC-SHA256 signature of `body` under `key` in constant time (the
+ * comparison never stops at the first differing byte, and a malformed header costs the same).
+ */
+export function verifyHmacSha256(key: string, body: Buffer, header: string | undefined): boolean {
+  const expected = createHmac('sha256', key).update(body).digest();
+  const match = header === undefined ? null : /^sha256=([0-9a-fA-F]{64})$/.exec(header.trim());
+  const given = match ? Buffer.from(match[1]!, 'hex') : Buffer.alloc(expected.length);
+  return timingSafeEqual(given, expected) && match !== null;
+}
+
+/** `sha256=<hex>` HMAC-SHA256 of `body` under `key` (what a callback sender puts in x-callback-signature). */
+export function signHmacSha256(key: string, body: Buffer | string): string {
+  return `sha256=${createHmac('sha256', key).update(body).digest('hex')}`;
 }

@@ -5,3 +5,4 @@ export { keywords, similarity, matchesIntent, estimateTokens, streamPieces, KNOW
 export { parseSlotAnswer, extractSlot, DEFAULT_FALLBACK, RETRY_PREFIX, GIVE_UP_MESSAGE, FLOW_DONE_MESSAGE, MAX_SLOT_ATTEMPTS } from './interpreter.js';
 export { editDistance, closest } from './source.js';
 export { buildSafeRegExp, foldCase, unsafePatternReason } from './safe-pattern.js';
+export { parseDuration } from './tools-parser.js';

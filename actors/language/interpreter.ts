@@ -4,10 +4,13 @@
  * answers from KNOWLEDGE or FALLBACK. One Interpreter serves one turn and mutates the state copy it is given.
  */
 import { performance } from 'node:perf_hooks';
+import { ParleyError } from '../../runtime/index.js';
 import { KNOWLEDGE_THRESHOLD, estimateTokens, findPattern, keywords, matchesIntent, similarity, streamPieces, testPattern } from './builtin-model.js';
-import type { AgentProgram, CompareOp, Condition, FlowProgram, KnowledgeEntry, SlotSpec, Template } from './program.js';
+import type { ModelMessage, ModelTool } from './model-port.js';
+import type { ActionSetSpec, AgentProgram, CompareOp, Condition, FlowProgram, KnowledgeEntry, SlotSpec, Step, Template } from './program.js';
 import { renderTemplate, resolvePath } from './template.js';
-import { MAX_HANDOFFS_PER_TURN, type ConversationState, type TraceEvent, type TurnHost, type TurnInput, type Usage } from './turn.js';
+import { coerceParams, paramsJsonSchema, type ToolCallOutcome, type ToolSpec } from './tool-spec.js';
+import { MAX_HANDOFFS_PER_TURN, type ActionSet, type ConversationState, type ModelCallRecord, type TraceEvent, type TurnHost, type TurnInput, type Usage } from './turn.js';
 
 /** Said when an agent has no FALLBACK and nothing else applies. */
 export const DEFAULT_FALLBACK = "Sorry, I didn't understand that. Could you say it another way?";
@@ -19,10 +22,21 @@ export const GIVE_UP_MESSAGE = "Sorry, I still couldn't understand that, so let'
 export const FLOW_DONE_MESSAGE = 'Thanks, I have everything I need.';
 /** Invalid answers to one GATHER question before the flow is abandoned. */
 export const MAX_SLOT_ATTEMPTS = 3;
+/** Said when a flow suspends on an ASYNC tool without having said anything first. */
+export const HOLDING_MESSAGE = "I'm working on it and will reply here as soon as I have an answer.";
+/** Said to every message that arrives while a flow waits for an ASYNC tool. */
+export const STILL_WORKING_MESSAGE = "I'm still working on your earlier request and will reply here as soon as it's done.";
+/** The error bound to <AS name>_error when an ASYNC tool's answer does not arrive within its TTL. */
+export const ASYNC_EXPIRED_ERROR = 'no answer arrived in time';
+/** Default limit on one delegation when the DELEGATE line has no TIMEOUT. */
+export const DEFAULT_DELEGATE_TIMEOUT_MS = 30_000;
+/** Most language-model calls for one answer; the last one is offered no tools, so it must answer in text. */
+export const MAX_MODEL_ROUNDS = 5;
 /** Longest value kept for a string slot. */
 const MAX_SLOT_CHARS = 1000;
 
 type Outcome = { kind: 'done' } | { kind: 'handoff'; target: string; reason: string };
+type DelegateOutcome = { ok: true; response: string } | { ok: false; error: string };
 const DONE: Outcome = { kind: 'done' };
 
 /** What the builtin model concluded about a message. */
@@ -85,6 +99,18 @@ export function extractSlot(slot: SlotSpec, message: string): string | number | 
   return found.slice(0, MAX_SLOT_CHARS);
 }
 
+/** True when a value is set and not empty, false, 0 or an empty list. */
+function truthy(value: unknown): boolean {
+  if (value === undefined || value === null || value === false || value === 0 || value === '') return false;
+  if (typeof value === 'string') return value.trim() !== '';
+  if (Array.isArray(value)) return value.length > 0;
+  return true;
+}
+
+function errorText(err: unknown, fallback: string): string {
+  return err instanceof Error && err.message ? err.message : typeof err === 'object' && err !== null && typeof (err as { message?: unknown }).message === 'string' ? (err as { message: string }).message : fallback;
+}
+
 /** Compares numerically when both sides are numbers, else as case-insensitive text; a missing value is "". */
 function compareValues(value: unknown, op: CompareOp, right: string | number): boolean {
   const left = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : '';
@@ -106,23 +132,29 @@ function compareValues(value: unknown, op: CompareOp, right: string | number): b
   return false;
 }
 
+
 /** Runs one turn (or one delegation) over one working state. */
 export class Interpreter {
   readonly traceEvents: TraceEvent[] = [];
   readonly usage: Usage = { inputTokens: 0, outputTokens: 0 };
+  readonly modelCalls: ModelCallRecord[] = [];
+  /** Choices collected from ACTION_SET steps; undefined when none ran. */
+  actions: ActionSet | undefined;
   readonly #state: ConversationState;
   readonly #input: TurnInput;
   readonly #host: TurnHost;
-  readonly #followHandoffs: boolean;
+  /** A conversation turn (true) or a one-shot delegation (false): only turns follow handoffs and suspend. */
+  readonly #conversation: boolean;
   readonly #parts: string[] = [];
+  #streamed = '';
   #confidence = 0;
   #flow: FlowProgram | undefined;
 
-  constructor(state: ConversationState, input: TurnInput, host: TurnHost, followHandoffs: boolean) {
+  constructor(state: ConversationState, input: TurnInput, host: TurnHost, conversation: boolean) {
     this.#state = state;
     this.#input = input;
     this.#host = host;
-    this.#followHandoffs = followHandoffs;
+    this.#conversation = conversation;
   }
 
   /** The whole response so far (parts joined by newlines). */
@@ -132,13 +164,24 @@ export class Interpreter {
 
   /** Handles the message with `program`, following handoffs; resolves with the agent that answered. */
   async handle(program: AgentProgram): Promise<string> {
+    return this.#follow(program, (p) => this.#handleWith(p), true);
+  }
+
+  /** Continues the flow suspended on an ASYNC tool with its answer; resolves with the agent in control. */
+  async resume(program: AgentProgram, answer: { ok: true; payload: unknown } | { ok: false; error: string }): Promise<string> {
+    return this.#follow(program, (p) => this.#resumeFlow(p, answer), false);
+  }
+
+  /** Runs `first`, then follows handoffs (the target answers the same message when `answerAfterHandoff`). */
+  async #follow(program: AgentProgram, first: (p: AgentProgram) => Promise<Outcome>, answerAfterHandoff: boolean): Promise<string> {
     let current = program;
     let handoffs = 0;
+    let step = first;
     for (;;) {
       this.usage.inputTokens += estimateTokens(this.#input.message);
-      const outcome = await this.#handleWith(current);
+      const outcome = await step(current);
       if (outcome.kind === 'done') break;
-      const next = this.#followHandoffs && handoffs < MAX_HANDOFFS_PER_TURN ? await this.#host.program(outcome.target) : undefined;
+      const next = this.#conversation && handoffs < MAX_HANDOFFS_PER_TURN ? await this.#host.program(outcome.target) : undefined;
       if (!next) {
         // Unknown target, a delegation, or the loop guard: the agent in control answers its fallback.
         this.#say(current.fallback ? this.#render(current, current.fallback) : DEFAULT_FALLBACK);
@@ -150,12 +193,19 @@ export class Interpreter {
       delete this.#state.pending;
       this.traceEvents.push({
         type: 'handoff',
-        data: { fromAgent: current.name, toAgent: next.name, reason: outcome.reason, timestamp: (this.#host.now?.() ?? new Date()).toISOString() },
+        data: { fromAgent: current.name, toAgent: next.name, reason: outcome.reason, timestamp: this.#now().toISOString() },
       });
       current = next;
+      if (!answerAfterHandoff) break;
+      step = (p) => this.#handleWith(p);
     }
-    this.usage.outputTokens = estimateTokens(this.response);
+    const modelOutput = this.modelCalls.reduce((n, c) => n + c.outputTokens, 0);
+    this.usage.outputTokens = this.modelCalls.length > 0 ? modelOutput : estimateTokens(this.response);
     return current.name;
+  }
+
+  #now(): Date {
+    return this.#host.now?.() ?? new Date();
   }
 
   async #handleWith(program: AgentProgram): Promise<Outcome> {
@@ -163,6 +213,15 @@ export class Interpreter {
     const pending = this.#state.pending;
     if (pending) {
       delete this.#state.pending;
+      if (pending.agent === program.name && pending.callbackId !== undefined) {
+        if (pending.expiresAt !== undefined && this.#now().getTime() >= Date.parse(pending.expiresAt)) {
+          this.#state.pending = pending;
+          return this.#resumeFlow(program, { ok: false, error: ASYNC_EXPIRED_ERROR });
+        }
+        this.#state.pending = pending;
+        this.#say(STILL_WORKING_MESSAGE);
+        return DONE;
+      }
       if (pending.agent === program.name) {
         const flow = program.flows.find((f) => f.name === pending.flow);
         const step = flow?.steps[pending.step];
@@ -173,6 +232,11 @@ export class Interpreter {
     const c = this.#classify(program, message);
     this.#confidence = c.confidence;
     this.#flow = c.flow;
+    for (const rule of program.delegates ?? []) {
+      if (rule.condition && !this.#test(program, rule.condition)) continue;
+      if (rule.parallel) await this.#delegateAll(program, rule.targets, rule.task, rule.as, rule.timeoutMs);
+      else await this.#delegate(program, rule.targets[0]!, rule.task, rule.as ?? rule.targets[0]!, rule.timeoutMs);
+    }
     for (const rule of program.handoffs) {
       if (this.#test(program, rule.condition)) return { kind: 'handoff', target: rule.target, reason: rule.reason };
     }
@@ -181,8 +245,32 @@ export class Interpreter {
       this.#say(this.#render(program, c.knowledge.answer));
       return DONE;
     }
+    if (program.model !== 'builtin') {
+      const text = await this.#modelReply(program, false);
+      if (text.trim() !== '' || this.#streamed !== '') {
+        this.#sayStreamed(text);
+        return DONE;
+      }
+    }
     this.#say(program.fallback ? this.#render(program, program.fallback) : DEFAULT_FALLBACK);
     return DONE;
+  }
+
+  /** Binds an ASYNC tool's answer and runs the rest of the suspended flow. */
+  async #resumeFlow(program: AgentProgram, answer: { ok: true; payload: unknown } | { ok: false; error: string }): Promise<Outcome> {
+    const pending = this.#state.pending!;
+    delete this.#state.pending;
+    const flow = program.flows.find((f) => f.name === pending.flow);
+    const as = pending.as ?? '';
+    if (answer.ok) this.#bind(as, { ok: true, value: answer.payload ?? '' });
+    else this.#bind(as, { ok: false, error: answer.error || 'the request failed' });
+    if (!flow) {
+      this.#say(program.fallback ? this.#render(program, program.fallback) : DEFAULT_FALLBACK);
+      return DONE;
+    }
+    this.#confidence = 1;
+    this.#flow = flow;
+    return this.#runFlow(program, flow, pending.step + 1, '', false);
   }
 
   #classify(program: AgentProgram, message: string): Classification {
@@ -232,7 +320,7 @@ export class Interpreter {
     const said = this.#parts.length;
     let i = start;
     while (i < flow.steps.length) {
-      const step = flow.steps[i]!;
+      const step: Step = flow.steps[i]!;
       switch (step.kind) {
         case 'gather': {
           for (const slot of step.slots) {
@@ -250,13 +338,46 @@ export class Interpreter {
           break;
         }
         case 'respond':
-          this.#say(this.#render(program, step.template));
+          if (step.template) this.#say(this.#render(program, step.template));
+          else this.#sayStreamed(await this.#modelReply(program, true));
           i++;
           break;
         case 'handoff':
           return { kind: 'handoff', target: step.target, reason: step.reason };
         case 'delegate':
-          await this.#delegate(program, step.target, step.task, step.as);
+          await this.#delegate(program, step.target, step.task, step.as, step.timeoutMs);
+          i++;
+          break;
+        case 'delegate_all':
+          await this.#delegateAll(program, step.targets, step.task, step.as, step.timeoutMs);
+          i++;
+          break;
+        case 'call': {
+          const tool = (program.tools ?? []).find((t) => t.name === step.tool);
+          const scope = this.#scope(program);
+          const args: Record<string, unknown> = {};
+          for (const [k, v] of Object.entries(step.args)) args[k] = 'literal' in v ? v.literal : resolvePath(scope, v.path);
+          const outcome: ToolCallOutcome = tool ? await this.#callTool(program, tool, args) : { ok: false, error: `the tool ${step.tool} does not exist` };
+          if (outcome.ok && outcome.suspended) {
+            if (!this.#conversation) {
+              this.#bind(step.as, { ok: false, error: 'this tool answers later, which is not possible in a delegated task' });
+              i++;
+              break;
+            }
+            const ttl = tool?.kind === 'http' ? tool.ttlMs : undefined;
+            this.#state.pending = {
+              agent: program.name, flow: flow.name, step: i, callbackId: outcome.suspended.callbackId, as: step.as,
+              ...(ttl !== undefined ? { expiresAt: new Date(this.#now().getTime() + ttl).toISOString() } : {}),
+            };
+            if (this.#parts.length === said) this.#say(HOLDING_MESSAGE);
+            return DONE;
+          }
+          this.#bind(step.as, outcome.ok ? { ok: true, value: outcome.result } : { ok: false, error: outcome.error || 'the tool failed' });
+          i++;
+          break;
+        }
+        case 'actions':
+          this.#addActions(program, step.actions);
           i++;
           break;
         case 'if':
@@ -268,24 +389,157 @@ export class Interpreter {
     return DONE;
   }
 
-  async #delegate(program: AgentProgram, target: string, taskTemplate: Template, as: string): Promise<void> {
-    const task = this.#render(program, taskTemplate);
-    const started = performance.now();
-    let result: { ok: true; response: string } | { ok: false; error: string };
-    try {
-      result = await this.#host.delegate(target, task);
-    } catch (err) {
-      result = { ok: false, error: err instanceof Error ? err.message : 'delegation failed' };
-    }
-    const duration = Math.round(performance.now() - started);
-    this.traceEvents.push({ type: 'delegate', data: { fromAgent: program.name, toAgent: target, task, duration_ms: duration, ok: result.ok } });
-    if (result.ok) {
-      this.#state.vars[as] = result.response;
+  /** Stores a CALL or DELEGATE result: the value under `as`; on failure an empty value and `<as>_error`. */
+  #bind(as: string, r: { ok: true; value: unknown } | { ok: false; error: string }): void {
+    if (r.ok) {
+      this.#state.vars[as] = r.value === undefined ? '' : r.value;
       delete this.#state.vars[`${as}_error`];
     } else {
       this.#state.vars[as] = '';
-      this.#state.vars[`${as}_error`] = result.error || 'delegation failed';
+      this.#state.vars[`${as}_error`] = r.error;
     }
+  }
+
+  #addActions(program: AgentProgram, spec: ActionSetSpec): void {
+    const a = (this.actions ??= { buttons: [], selects: [], textInputs: [] });
+    for (const b of spec.buttons) a.buttons.push({ label: this.#render(program, b.label), value: b.value });
+    for (const s of spec.selects) a.selects.push({ label: this.#render(program, s.label), options: [...s.options] });
+    for (const t of spec.textInputs) a.textInputs.push({ label: this.#render(program, t.label) });
+  }
+
+  async #callTool(program: AgentProgram, tool: ToolSpec, args: Record<string, unknown>): Promise<ToolCallOutcome> {
+    const callTool = this.#host.callTool;
+    if (!callTool) return { ok: false, error: 'tools are not available here' };
+    const params = coerceParams(tool.params, args);
+    if (!params.ok) return params;
+    try {
+      return await callTool.call(this.#host, { tool, params: params.params, agentName: program.name });
+    } catch (err) {
+      return { ok: false, error: errorText(err, 'the tool failed') };
+    }
+  }
+
+  /** One delegation, bounded by `timeoutMs`; never rejects. */
+  async #delegateOnce(target: string, task: string, timeoutMs: number | undefined): Promise<DelegateOutcome> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = timeoutMs ?? DEFAULT_DELEGATE_TIMEOUT_MS;
+    const timeout = new Promise<DelegateOutcome>((resolve) => {
+      timer = setTimeout(() => resolve({ ok: false, error: `${target} did not answer within ${limit} ms` }), limit);
+    });
+    try {
+      const call = this.#host.delegate(target, task).then(
+        (r): DelegateOutcome => (r.ok ? { ok: true, response: r.response } : { ok: false, error: r.error || 'delegation failed' }),
+        (err: unknown): DelegateOutcome => ({ ok: false, error: errorText(err, 'delegation failed') }),
+      );
+      return await Promise.race([call, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Runs delegations concurrently; records one trace event each, in the order of `targets`. */
+  async #runDelegations(program: AgentProgram, targets: readonly string[], task: string, timeoutMs: number | undefined): Promise<DelegateOutcome[]> {
+    const runs = targets.map(async (target) => {
+      const started = performance.now();
+      const result = await this.#delegateOnce(target, task, timeoutMs);
+      return { result, duration: Math.round(performance.now() - started) };
+    });
+    const done = await Promise.all(runs);
+    done.forEach(({ result, duration }, k) => {
+      this.traceEvents.push({ type: 'delegate', data: { fromAgent: program.name, toAgent: targets[k]!, task, duration_ms: duration, ok: result.ok } });
+    });
+    return done.map((d) => d.result);
+  }
+
+  async #delegate(program: AgentProgram, target: string, taskTemplate: Template, as: string, timeoutMs: number | undefined): Promise<void> {
+    const [result] = await this.#runDelegations(program, [target], this.#render(program, taskTemplate), timeoutMs);
+    this.#bind(as, result!.ok ? { ok: true, value: result!.response } : { ok: false, error: result!.error });
+  }
+
+  /** Parallel fan-out. With AS: `as.<agent>` and `as.<agent>_error`, and `as_error` listing the failures. */
+  async #delegateAll(program: AgentProgram, targets: readonly string[], taskTemplate: Template, as: string | undefined, timeoutMs: number | undefined): Promise<void> {
+    const results = await this.#runDelegations(program, targets, this.#render(program, taskTemplate), timeoutMs);
+    if (as === undefined) {
+      results.forEach((r, k) => this.#bind(targets[k]!, r.ok ? { ok: true, value: r.response } : { ok: false, error: r.error }));
+      return;
+    }
+    const combined: Record<string, string> = {};
+    const failures: string[] = [];
+    results.forEach((r, k) => {
+      const t = targets[k]!;
+      combined[t] = r.ok ? r.response : '';
+      if (!r.ok) {
+        combined[`${t}_error`] = r.error;
+        failures.push(`${t}: ${r.error}`);
+      }
+    });
+    this.#state.vars[as] = combined;
+    if (failures.length > 0) this.#state.vars[`${as}_error`] = failures.join('; ');
+    else delete this.#state.vars[`${as}_error`];
+  }
+
+  /** Asks the language model for an answer, running the tools it calls; `withFacts` adds slots and results. */
+  async #modelReply(program: AgentProgram, withFacts: boolean): Promise<string> {
+    const complete = this.#host.complete;
+    if (!complete) {
+      throw new ParleyError('SERVICE_UNAVAILABLE', `Agent "${program.name}" needs the language model ${program.model}, but no model is available here`, { agent: program.name, model: program.model });
+    }
+    const tools = (program.tools ?? []).filter((t) => !(t.kind === 'http' && t.async));
+    const modelTools: ModelTool[] = tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), parameters: paramsJsonSchema(t.params) }));
+    const messages: ModelMessage[] = (this.#input.history ?? []).map((h) => ({ role: h.role === 'user' ? 'user' : 'assistant', content: h.text }));
+    if (this.#input.message !== '') messages.push({ role: 'user', content: this.#input.message });
+    const prefix = this.#parts.length > 0 ? '\n' : '';
+    let streamedPrefix = false;
+    const onText = this.#host.onText;
+    for (let round = 1; ; round++) {
+      const last = round >= MAX_MODEL_ROUNDS;
+      const result = await complete.call(this.#host, {
+        model: program.model,
+        ...(program.temperature !== undefined ? { temperature: program.temperature } : {}),
+        system: this.#systemPrompt(program, withFacts),
+        messages: [...messages],
+        ...(modelTools.length > 0 && !last ? { tools: modelTools } : {}),
+        ...(onText
+          ? {
+              onText: (delta: string) => {
+                if (!streamedPrefix && prefix) this.#emit(prefix);
+                streamedPrefix = true;
+                this.#streamed += delta;
+                this.#emit(delta);
+              },
+            }
+          : {}),
+        agentName: program.name,
+      });
+      this.modelCalls.push({ provider: result.provider, model: result.model, inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens, costUsd: result.costUsd, durationMs: result.durationMs });
+      this.usage.inputTokens += result.usage.inputTokens;
+      if (result.toolCalls.length === 0 || last) return result.text;
+      messages.push({ role: 'assistant', content: result.text, toolCalls: result.toolCalls });
+      for (const call of result.toolCalls) {
+        const tool = tools.find((t) => t.name === call.name);
+        const outcome = tool ? await this.#callTool(program, tool, call.arguments ?? {}) : { ok: false as const, error: `there is no tool named ${call.name}` };
+        const content = outcome.ok ? JSON.stringify(outcome.result ?? null) : JSON.stringify({ error: outcome.error });
+        messages.push({ role: 'tool', toolCallId: call.id, content });
+      }
+    }
+  }
+
+  #systemPrompt(program: AgentProgram, withFacts: boolean): string {
+    const parts: string[] = [];
+    if (program.persona) parts.push(program.persona.trim());
+    parts.push(
+      `You are the agent "${program.name}"${program.description ? ` (${program.description})` : ''}. ` +
+        'Answer the last user message briefly and helpfully. Rely on the knowledge and facts below and on your tools; if you cannot help, say so plainly.',
+    );
+    if (program.knowledge.length > 0) {
+      parts.push('Knowledge:\n' + program.knowledge.map((k) => `- Q: ${k.question}\n  A: ${this.#render(program, k.answer)}`).join('\n'));
+    }
+    if (withFacts) {
+      const facts = Object.entries({ ...this.#state.slots, ...this.#state.vars })
+        .map(([k, v]) => `- ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`.slice(0, 500));
+      if (facts.length > 0) parts.push('Facts from this conversation:\n' + facts.join('\n'));
+    }
+    return parts.join('\n\n');
   }
 
   /** Names visible to templates and conditions. Built on a null prototype; lookups use own properties only. */
@@ -296,6 +550,7 @@ export class Interpreter {
     scope['session'] = { id: this.#input.sessionId };
     scope['agent'] = { name: program.name };
     scope['confidence'] = this.#confidence;
+    scope['contact'] = this.#input.contact ?? {};
     return scope;
   }
 
@@ -309,6 +564,8 @@ export class Interpreter {
         return this.#test(program, c.left) || this.#test(program, c.right);
       case 'and':
         return this.#test(program, c.left) && this.#test(program, c.right);
+      case 'truthy':
+        return truthy(resolvePath(this.#scope(program), c.subject)) !== c.negated;
       case 'compare': {
         if (c.subject.length === 1 && c.subject[0] === 'intent') {
           const name = String(c.value);
@@ -326,16 +583,27 @@ export class Interpreter {
 
   /** Appends a piece of the response and streams it word by word. */
   #say(text: string): void {
-    const onText = this.#host.onText;
     const chunks = this.#parts.length > 0 ? ['\n', ...streamPieces(text)] : streamPieces(text);
     this.#parts.push(text);
+    for (const chunk of chunks) this.#emit(chunk);
+  }
+
+  /** Appends a model answer; streams only what the model did not already stream. */
+  #sayStreamed(text: string): void {
+    const streamed = this.#streamed;
+    this.#streamed = '';
+    if (streamed === '') return this.#say(text);
+    this.#parts.push(text);
+    if (text.startsWith(streamed)) for (const chunk of streamPieces(text.slice(streamed.length))) this.#emit(chunk);
+  }
+
+  #emit(chunk: string): void {
+    const onText = this.#host.onText;
     if (!onText) return;
-    for (const chunk of chunks) {
-      try {
-        onText.call(this.#host, chunk);
-      } catch {
-        // A failing listener must not break the turn (the response is still returned whole).
-      }
+    try {
+      onText.call(this.#host, chunk);
+    } catch {
+      // A failing listener must not break the turn (the response is still returned whole).
     }
   }
 }

@@ -127,7 +127,7 @@ export function tokenize(text: string, startColumn: number): LexResult {
       tokens.push({ kind: 'op', value: c === '=' ? '==' : c, column: col(start), end: col(i) });
       continue;
     }
-    if ('|[],:()'.includes(c)) {
+    if ('|[],:(){}'.includes(c)) {
       i++;
       tokens.push({ kind: 'punct', value: c, column: col(start), end: col(i) });
       continue;

@@ -2,96 +2,25 @@
  * Parser: source lines → indentation blocks → AgentAst. Syntax errors are collected in a
  * Diagnostics sink and parsing continues with the next line, so one pass reports many errors.
  */
-import type { AgentAst, ConditionAst, FlowAst, NameAst, PatternAst, Pos, SlotAst, StepAst, TextAst, TopHandoffAst, TriggerAst } from './ast.js';
-import { tokenize, stripComment, type Token } from './lexer.js';
+import type { ActionAst, AgentAst, ArgAst, ConditionAst, DelegateAst, FlowAst, NameAst, PatternAst, SlotAst, StepAst, TextAst, TopHandoffAst, TriggerAst } from './ast.js';
+import { stripComment, type Token } from './lexer.js';
 import type { CompareOp } from './program.js';
 import { closest, type Diagnostics, type SourceLine } from './source.js';
 import { unsafePatternReason } from './safe-pattern.js';
+import { buildBlocks, describe, expectEnd, freeText, keyLine, lex, name, noChildren, quoted, unquote, type Block, type Cursor, type KeyLine } from './parse-lines.js';
+import { parseDuration, parseTools } from './tools-parser.js';
 
-/** Top-level sections of this version. */
-export const TOP_LEVEL_KEYWORDS = ['AGENT', 'DESCRIPTION', 'MODEL', 'PERSONA', 'KNOWLEDGE', 'FLOW', 'HANDOFF', 'FALLBACK'] as const;
-/** Steps allowed inside a FLOW in this version. */
-export const FLOW_KEYWORDS = ['TRIGGER', 'GATHER', 'RESPOND', 'HANDOFF', 'DELEGATE', 'IF'] as const;
-/** Constructs of the language that a later version will bring. */
-export const FUTURE_KEYWORDS = ['TOOLS', 'CALL', 'MEMORY', 'ACTION_SET', 'TEMPERATURE'] as const;
+/** Top-level sections. */
+export const TOP_LEVEL_KEYWORDS = ['AGENT', 'DESCRIPTION', 'MODEL', 'TEMPERATURE', 'PERSONA', 'MEMORY', 'KNOWLEDGE', 'TOOLS', 'FLOW', 'HANDOFF', 'DELEGATE', 'FALLBACK'] as const;
+/** Steps allowed inside a FLOW. */
+export const FLOW_KEYWORDS = ['TRIGGER', 'GATHER', 'CALL', 'IF', 'RESPOND', 'ACTION_SET', 'HANDOFF', 'DELEGATE'] as const;
+/** Lines of an ACTION_SET. */
+export const ACTION_KEYWORDS = ['BUTTON', 'SELECT', 'TEXT_INPUT'] as const;
 
-const ALL_KEYWORDS: readonly string[] = [...new Set<string>([...TOP_LEVEL_KEYWORDS, ...FLOW_KEYWORDS, ...FUTURE_KEYWORDS])];
-const FLOW_ONLY: ReadonlySet<string> = new Set(['TRIGGER', 'GATHER', 'RESPOND', 'IF']);
-const TOP_ONLY: ReadonlySet<string> = new Set(['AGENT', 'DESCRIPTION', 'MODEL', 'PERSONA', 'KNOWLEDGE', 'FLOW', 'FALLBACK']);
+const ALL_KEYWORDS: readonly string[] = [...new Set<string>([...TOP_LEVEL_KEYWORDS, ...FLOW_KEYWORDS])];
+const FLOW_ONLY: ReadonlySet<string> = new Set(['TRIGGER', 'GATHER', 'RESPOND', 'IF', 'CALL', 'ACTION_SET']);
+const TOP_ONLY: ReadonlySet<string> = new Set(['AGENT', 'DESCRIPTION', 'MODEL', 'TEMPERATURE', 'PERSONA', 'MEMORY', 'KNOWLEDGE', 'TOOLS', 'FLOW', 'FALLBACK']);
 const SLOT_TYPES = ['string', 'number', 'enum'] as const;
-
-/** An indented line with the lines indented under it. */
-interface Block {
-  readonly line: number;
-  readonly indent: number;
-  /** The line without its indentation. */
-  readonly content: string;
-  readonly children: Block[];
-  /** For `KEY: |` lines: the raw indented text below, common indentation removed. */
-  blockText?: string;
-}
-
-/** A `KEY: value` line split into parts. */
-interface KeyLine {
-  readonly key: string;
-  readonly upper: string;
-  readonly value: string;
-  /** 1-based column of the first character of `value`. */
-  readonly valueColumn: number;
-  readonly pos: Pos;
-}
-
-const KEY_LINE = /^([A-Za-z_][A-Za-z0-9_]*)[ \t]*:(.*)$/;
-const BLOCK_SCALAR = /^[A-Za-z_][A-Za-z0-9_]*[ \t]*:[ \t]*\|[ \t]*(#.*)?$/;
-
-/** Builds the indentation tree; reports tabs and lines that don't line up. */
-function buildBlocks(lines: readonly SourceLine[], diag: Diagnostics): Block[] {
-  const root: Block = { line: 0, indent: -1, content: '', children: [] };
-  const stack: Block[] = [root];
-  for (let n = 0; n < lines.length; n++) {
-    const raw = lines[n]!.text;
-    const trimmed = raw.trim();
-    if (trimmed === '' || trimmed.startsWith('#')) continue;
-    const lead = /^[ \t]*/.exec(raw)![0];
-    if (lead.includes('\t')) diag.error(lines[n]!.number, lead.indexOf('\t') + 1, 'Use spaces, not tabs, to indent lines.');
-    const indent = lead.replace(/\t/g, '    ').length;
-    while (stack.length > 1 && stack[stack.length - 1]!.indent >= indent) stack.pop();
-    const parent = stack[stack.length - 1]!;
-    const block: Block = { line: lines[n]!.number, indent, content: raw.slice(lead.length).trimEnd(), children: [] };
-    const siblings = parent.children;
-    if (parent === root && indent > 0) {
-      diag.error(block.line, 1, `This line is indented, but there is no section above it for it to belong to. Start it at the beginning of the line.`);
-    } else if (siblings.length > 0 && siblings[0]!.indent !== indent && parent !== root) {
-      diag.error(block.line, indent + 1, `This line's indentation doesn't line up with the lines above it (expected ${siblings[0]!.indent} spaces, found ${indent}).`);
-    }
-    siblings.push(block);
-    stack.push(block);
-    if (BLOCK_SCALAR.test(block.content)) {
-      // `KEY: |` takes every following line indented deeper (and blank lines) as raw text.
-      const body: string[] = [];
-      while (n + 1 < lines.length) {
-        const next = lines[n + 1]!.text;
-        const nextIndent = /^[ \t]*/.exec(next)![0].replace(/\t/g, '    ').length;
-        if (next.trim() !== '' && nextIndent <= indent) break;
-        body.push(next.replace(/\t/g, '    '));
-        n++;
-      }
-      while (body.length > 0 && body[body.length - 1]!.trim() === '') body.pop();
-      const common = Math.min(...body.filter((l) => l.trim() !== '').map((l) => /^ */.exec(l)![0].length));
-      block.blockText = body.map((l) => l.slice(Number.isFinite(common) ? common : 0).trimEnd()).join('\n');
-    }
-  }
-  return root.children;
-}
-
-function keyLine(block: Block): KeyLine | undefined {
-  const m = KEY_LINE.exec(block.content);
-  if (!m) return undefined;
-  const key = m[1]!;
-  const value = m[2]!;
-  const valueOffset = block.content.length - value.length;
-  return { key, upper: key.toUpperCase(), value, valueColumn: block.indent + valueOffset + 1, pos: { line: block.line, column: block.indent + 1 } };
-}
 
 /** Explains a line that is not `KEYWORD: value`. */
 function reportNotKeyLine(block: Block, diag: Diagnostics, where: 'top' | 'flow'): void {
@@ -110,96 +39,6 @@ function reportNotKeyLine(block: Block, diag: Diagnostics, where: 'top' | 'flow'
 function unknownKeyword(kl: KeyLine, diag: Diagnostics, candidates: readonly string[]): void {
   const guess = closest(kl.key, candidates);
   diag.error(kl.pos.line, kl.pos.column, `Unknown section ${kl.key}.${guess ? ` Did you mean ${guess}?` : ` Known sections are ${candidates.join(', ')}.`}`);
-}
-
-function notAvailable(kl: KeyLine, diag: Diagnostics): void {
-  diag.error(kl.pos.line, kl.pos.column, `${kl.upper} is not available in this version of Parley.`);
-}
-
-function noChildren(block: Block, kl: KeyLine, diag: Diagnostics): void {
-  const child = block.children[0];
-  if (child) diag.error(child.line, child.indent + 1, `${kl.upper} does not take indented lines below it.`);
-}
-
-/** Token cursor over one line. */
-class Cursor {
-  #i = 0;
-  constructor(
-    readonly tokens: readonly Token[],
-    readonly line: number,
-    readonly endColumn: number,
-  ) {}
-  peek(offset = 0): Token | undefined {
-    return this.tokens[this.#i + offset];
-  }
-  next(): Token | undefined {
-    return this.tokens[this.#i++];
-  }
-  get atEnd(): boolean {
-    return this.#i >= this.tokens.length;
-  }
-  /** True when the next token is the word `w` (case-insensitive). */
-  isWord(w: string, offset = 0): boolean {
-    const t = this.peek(offset);
-    return t !== undefined && t.kind === 'word' && t.value.toUpperCase() === w;
-  }
-  /** Column to blame for "something is missing here". */
-  get here(): number {
-    return this.peek()?.column ?? this.endColumn;
-  }
-}
-
-/** Lexes a KeyLine's value, reporting lexer errors. */
-function lex(kl: KeyLine, diag: Diagnostics): Cursor {
-  const { tokens, errors } = tokenize(kl.value, kl.valueColumn);
-  for (const e of errors) diag.error(kl.pos.line, e.column, e.message);
-  return new Cursor(tokens, kl.pos.line, kl.valueColumn + kl.value.trimEnd().length);
-}
-
-function freeText(kl: KeyLine): string {
-  return unquote(stripComment(kl.value).trim());
-}
-
-function unquote(s: string): string {
-  return s.length >= 2 && s.startsWith('"') && s.endsWith('"') ? s.slice(1, -1).replace(/\\(.)/g, '$1') : s;
-}
-
-function expectEnd(cur: Cursor, diag: Diagnostics, after: string): void {
-  const t = cur.peek();
-  if (t) diag.error(cur.line, t.column, `Unexpected ${describe(t)} after ${after}.`);
-}
-
-function describe(t: Token): string {
-  if (t.kind === 'string') return `text "${t.value}"`;
-  if (t.kind === 'regex') return `pattern /${t.value}/`;
-  return `"${t.value}"`;
-}
-
-/** Reads a quoted text, explaining missing quotes in plain words. */
-function quoted(cur: Cursor, diag: Diagnostics, keyword: string, example: string): TextAst | undefined {
-  const t = cur.peek();
-  if (!t) {
-    diag.error(cur.line, cur.endColumn, `${keyword} needs a text in double quotes, like ${example}`);
-    return undefined;
-  }
-  if (t.kind !== 'string') {
-    diag.error(cur.line, t.column, `Put the text of ${keyword} in double quotes, like ${example}`);
-    // Skip the unquoted words so they don't cause more errors.
-    while (cur.peek() && cur.peek()!.kind !== 'string' && !(cur.peek()!.kind === 'word' && /^[A-Z_]+$/.test(cur.peek()!.value))) cur.next();
-    return undefined;
-  }
-  cur.next();
-  return { text: t.value, pos: { line: cur.line, column: t.column } };
-}
-
-function name(cur: Cursor, diag: Diagnostics, what: string): NameAst | undefined {
-  const t = cur.peek();
-  if (!t || t.kind !== 'word') {
-    diag.error(cur.line, cur.here, `Expected ${what} here.`);
-    return undefined;
-  }
-  cur.next();
-  return { name: t.value, pos: { line: cur.line, column: t.column } };
 }
 
 /** Checks a /pattern/flags token: flags, syntax, and the classic catastrophic-backtracking shape. */
@@ -242,9 +81,11 @@ function pattern(t: Token, line: number, diag: Diagnostics): PatternAst | undefi
 
 const OPS: ReadonlySet<string> = new Set(['==', '!=', '<', '<=', '>', '>=']);
 
-/** condition := and (OR and)* ; and := compare (AND compare)* ; compare := name op value */
+/** condition := and (OR and)* ; and := compare (AND compare)* ; compare := name op value | [NOT] name */
 function condition(cur: Cursor, diag: Diagnostics, stop: ReadonlySet<string>): ConditionAst | undefined {
   const compare = (): ConditionAst | undefined => {
+    const negated = cur.isWord('NOT');
+    if (negated) cur.next();
     const s = cur.peek();
     if (!s || s.kind !== 'word' || stop.has(s.value.toUpperCase())) {
       diag.error(cur.line, cur.here, 'Expected a condition here, like confidence < 0.4 or intent == speak_to_human.');
@@ -252,7 +93,16 @@ function condition(cur: Cursor, diag: Diagnostics, stop: ReadonlySet<string>): C
     }
     cur.next();
     const op = cur.peek();
-    if (!op || op.kind !== 'op' || !OPS.has(op.value)) {
+    const upper = op?.kind === 'word' ? op.value.toUpperCase() : '';
+    if (!op || upper === 'AND' || upper === 'OR' || stop.has(upper)) {
+      // A name alone: true when it has a value (not empty, not false, not 0).
+      return { kind: 'truthy', subject: s.value.split('.'), pos: { line: cur.line, column: s.column }, negated };
+    }
+    if (negated) {
+      diag.error(cur.line, op.column, `NOT goes before a name on its own, like NOT ${s.value}. To compare, use != instead.`);
+      return undefined;
+    }
+    if (op.kind !== 'op' || !OPS.has(op.value)) {
       diag.error(cur.line, cur.here, `Expected a comparison after ${s.value}: one of == != < <= > >=.`);
       return undefined;
     }
@@ -417,7 +267,7 @@ function topHandoff(kl: KeyLine, diag: Diagnostics): TopHandoffAst | undefined {
   const target = name(cur, diag, 'the name of the agent to hand off to, like HANDOFF: human_desk WHEN confidence < 0.4');
   if (!target) return undefined;
   if (!cur.isWord('WHEN')) {
-    diag.error(kl.pos.line, cur.here, 'A HANDOFF at the top level needs a condition, like HANDOFF: human_desk WHEN confidence < 0.4. To hand off from a FLOW, indent it inside the FLOW.');
+    diag.error(kl.pos.line, cur.here, 'A HANDOFF at the top level needs a condition, like HANDOFF: human_desk WHEN confidence < 0.4. Without one, every message would be handed off and this agent could never answer. To hand off from a FLOW, indent it inside the FLOW.');
     return undefined;
   }
   cur.next();
@@ -435,27 +285,187 @@ function topHandoff(kl: KeyLine, diag: Diagnostics): TopHandoffAst | undefined {
   return { target, condition: cond, conditionText, ...(reason ? { reason } : {}) };
 }
 
-function delegate(kl: KeyLine, diag: Diagnostics): StepAst | undefined {
+/** `DELEGATE: agent | [a, b] [TASK "..."] [AS name] [TIMEOUT 10s] [WHEN condition]` (WHEN at the top level only). */
+function delegate(kl: KeyLine, diag: Diagnostics, topLevel: boolean): DelegateAst | undefined {
   const cur = lex(kl, diag);
+  const example = 'DELEGATE: fraud_check TASK "assess {{message}}" AS verdict';
+  const targets: NameAst[] = [];
+  let parallel = false;
   if (cur.peek()?.value === '[') {
-    diag.error(kl.pos.line, cur.here, 'Delegating to several agents at once is not available in this version of Parley. Write one DELEGATE line per agent.');
-    return undefined;
+    parallel = true;
+    cur.next();
+    for (;;) {
+      const n = name(cur, diag, 'an agent name, like DELEGATE: [kyc_check, sanctions_check] TASK "screen {{contact.name}}" AS checks');
+      if (!n) return undefined;
+      targets.push(n);
+      const sep = cur.next();
+      if (sep?.value === ']') break;
+      if (sep?.value !== ',') {
+        diag.error(kl.pos.line, sep?.column ?? cur.endColumn, 'Separate the agents with commas and close with ], like DELEGATE: [kyc_check, sanctions_check].');
+        return undefined;
+      }
+    }
+  } else {
+    const n = name(cur, diag, `the name of the agent to delegate to, like ${example}`);
+    if (!n) return undefined;
+    targets.push(n);
   }
-  const target = name(cur, diag, 'the name of the agent to delegate to, like DELEGATE: fraud_check TASK "assess {{message}}" AS verdict');
-  if (!target) return undefined;
   let task: TextAst | undefined;
   let as: NameAst | undefined;
+  let timeoutMs: number | undefined;
+  let condition_: ConditionAst | undefined;
   while (!cur.atEnd) {
     const t = cur.next()!;
     const w = t.kind === 'word' ? t.value.toUpperCase() : '';
     if (w === 'TASK') task = quoted(cur, diag, 'TASK', 'TASK "assess {{message}}"');
     else if (w === 'AS') as = name(cur, diag, 'a name for the result after AS, like AS verdict');
-    else {
-      diag.error(kl.pos.line, t.column, `Unexpected ${describe(t)} in DELEGATE. Write DELEGATE: agent TASK "..." AS name.`);
+    else if (w === 'TIMEOUT') {
+      const n = cur.next();
+      const unit = cur.peek();
+      const ms = n?.kind === 'number' && unit?.kind === 'word' ? parseDuration(n.value + unit.value) : undefined;
+      if (ms === undefined) {
+        diag.error(kl.pos.line, n?.column ?? cur.endColumn, 'TIMEOUT needs a duration like 10s (ms, s, m or h).');
+        return undefined;
+      }
+      cur.next();
+      timeoutMs = ms;
+    } else if (w === 'WHEN' && topLevel) {
+      condition_ = condition(cur, diag, new Set(['TASK', 'AS', 'TIMEOUT']));
+      if (!condition_) return undefined;
+    } else if (w === 'WHEN') {
+      diag.error(kl.pos.line, t.column, 'WHEN is for DELEGATE lines at the top level. Inside a FLOW, put the DELEGATE under an IF: step.');
+      return undefined;
+    } else {
+      diag.error(kl.pos.line, t.column, `Unexpected ${describe(t)} in DELEGATE. Write ${example}.`);
       return undefined;
     }
   }
-  return { kind: 'delegate', pos: kl.pos, target, ...(task ? { task } : {}), ...(as ? { as } : {}) };
+  return { pos: kl.pos, targets, parallel, ...(task ? { task } : {}), ...(as ? { as } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(condition_ ? { condition: condition_ } : {}) };
+}
+
+/** `CALL: tool(arg, param: value, "text", 42) [AS name]`. */
+function call(kl: KeyLine, diag: Diagnostics): StepAst | undefined {
+  const cur = lex(kl, diag);
+  const example = 'CALL: lookup_invoice(invoice_id) AS invoice';
+  const tool = name(cur, diag, `the name of a tool, like ${example}`);
+  if (!tool) return undefined;
+  const args: ArgAst[] = [];
+  const open = cur.next();
+  if (!open || open.value !== '(') {
+    diag.error(kl.pos.line, open?.column ?? cur.endColumn, `Put the tool's inputs in parentheses after its name, like ${example} (write () when there are none).`);
+    return undefined;
+  }
+  if (cur.peek()?.value === ')') cur.next();
+  else {
+    for (;;) {
+      let param: NameAst | undefined;
+      if (cur.peek()?.kind === 'word' && cur.peek(1)?.value === ':') {
+        const p = cur.next()!;
+        param = { name: p.value, pos: { line: kl.pos.line, column: p.column } };
+        cur.next();
+      }
+      const v = cur.next();
+      if (!v || (v.kind !== 'word' && v.kind !== 'string' && v.kind !== 'number')) {
+        diag.error(kl.pos.line, v?.column ?? cur.endColumn, `Expected an input here: a name (like invoice_id), a "text" or a number. ${example}`);
+        return undefined;
+      }
+      const value = v.kind === 'word' ? { path: v.value.split('.') } : { literal: v.kind === 'number' ? Number(v.value) : v.value };
+      args.push({ ...(param ? { param } : {}), value, pos: { line: kl.pos.line, column: v.column } });
+      const sep = cur.next();
+      if (sep?.value === ')') break;
+      if (sep?.value !== ',') {
+        diag.error(kl.pos.line, sep?.column ?? cur.endColumn, `Separate the inputs with commas and close with ), like ${example}`);
+        return undefined;
+      }
+    }
+  }
+  let as: NameAst | undefined;
+  if (cur.isWord('AS')) {
+    cur.next();
+    as = name(cur, diag, 'a name for the result after AS, like AS invoice');
+    if (!as) return undefined;
+  }
+  expectEnd(cur, diag, 'the CALL');
+  return { kind: 'call', pos: kl.pos, tool, args, ...(as ? { as } : {}) };
+}
+
+/** The BUTTON / SELECT / TEXT_INPUT lines of an ACTION_SET. */
+function actionSet(block: Block, kl: KeyLine, diag: Diagnostics): StepAst {
+  if (stripComment(kl.value).trim() !== '') diag.error(kl.pos.line, kl.valueColumn, 'Put each BUTTON, SELECT or TEXT_INPUT on its own indented line below ACTION_SET:.');
+  if (block.children.length === 0) diag.error(kl.pos.line, kl.pos.column, 'ACTION_SET needs at least one BUTTON, SELECT or TEXT_INPUT on an indented line below it.');
+  const actions: ActionAst[] = [];
+  for (const child of block.children) {
+    const akl = keyLine(child);
+    if (!akl) {
+      diag.error(child.line, child.indent + 1, 'I don\'t understand this line. Inside ACTION_SET write BUTTON: "Label" VALUE value, SELECT: "Label" OPTIONS [a, b] or TEXT_INPUT: "Label".');
+      continue;
+    }
+    noChildren(child, akl, diag);
+    const cur = lex(akl, diag);
+    switch (akl.upper) {
+      case 'BUTTON': {
+        const label = quoted(cur, diag, 'BUTTON', 'BUTTON: "Track refund" VALUE track');
+        if (!label) break;
+        let value: string | undefined;
+        if (cur.isWord('VALUE')) {
+          cur.next();
+          const v = cur.next();
+          if (!v || (v.kind !== 'word' && v.kind !== 'string' && v.kind !== 'number')) {
+            diag.error(akl.pos.line, v?.column ?? cur.endColumn, 'VALUE needs a word, a number or a "text", like VALUE track.');
+            break;
+          }
+          value = v.value;
+        }
+        expectEnd(cur, diag, 'the button');
+        actions.push({ kind: 'button', label, ...(value !== undefined ? { value } : {}) });
+        break;
+      }
+      case 'SELECT': {
+        const label = quoted(cur, diag, 'SELECT', 'SELECT: "Rate us" OPTIONS [1, 2, 3, 4, 5]');
+        if (!label) break;
+        if (!cur.isWord('OPTIONS') || cur.peek(1)?.value !== '[') {
+          diag.error(akl.pos.line, cur.here, 'A SELECT lists its choices after OPTIONS in brackets, like OPTIONS [1, 2, 3].');
+          break;
+        }
+        cur.next();
+        cur.next();
+        const options: string[] = [];
+        let ok = true;
+        for (;;) {
+          const v = cur.next();
+          if (!v || (v.kind !== 'word' && v.kind !== 'string' && v.kind !== 'number')) {
+            diag.error(akl.pos.line, v?.column ?? cur.endColumn, 'Expected a choice here, like OPTIONS [small, large].');
+            ok = false;
+            break;
+          }
+          options.push(v.value);
+          const sep = cur.next();
+          if (sep?.value === ']') break;
+          if (sep?.value !== ',') {
+            diag.error(akl.pos.line, sep?.column ?? cur.endColumn, 'Separate the choices with commas and close with ], like OPTIONS [small, large].');
+            ok = false;
+            break;
+          }
+        }
+        if (!ok) break;
+        expectEnd(cur, diag, 'the choices');
+        actions.push({ kind: 'select', label, options });
+        break;
+      }
+      case 'TEXT_INPUT': {
+        const label = quoted(cur, diag, 'TEXT_INPUT', 'TEXT_INPUT: "Anything else?"');
+        if (!label) break;
+        expectEnd(cur, diag, 'the label');
+        actions.push({ kind: 'text_input', label });
+        break;
+      }
+      default: {
+        const guess = closest(akl.key, ACTION_KEYWORDS);
+        diag.error(akl.pos.line, akl.pos.column, `Unknown ACTION_SET line ${akl.key}.${guess ? ` Did you mean ${guess}?` : ' Use BUTTON, SELECT or TEXT_INPUT.'}`);
+      }
+    }
+  }
+  return { kind: 'actions', pos: kl.pos, actions };
 }
 
 function steps(blocks: readonly Block[], diag: Diagnostics, flow: { triggers: TriggerAst[]; hasTrigger: boolean } | undefined): StepAst[] {
@@ -488,6 +498,11 @@ function steps(blocks: readonly Block[], diag: Diagnostics, flow: { triggers: Tr
       case 'RESPOND': {
         noChildren(block, kl, diag);
         const cur = lex(kl, diag);
+        if (cur.atEnd) {
+          // A bare RESPOND: the language model words the answer (checked by the compiler).
+          out.push({ kind: 'respond', pos: kl.pos });
+          break;
+        }
         const text = quoted(cur, diag, 'RESPOND', 'RESPOND: "Refund for {{invoice_id}} started."');
         if (text) {
           expectEnd(cur, diag, 'the text');
@@ -503,10 +518,19 @@ function steps(blocks: readonly Block[], diag: Diagnostics, flow: { triggers: Tr
       }
       case 'DELEGATE': {
         noChildren(block, kl, diag);
-        const d = delegate(kl, diag);
-        if (d) out.push(d);
+        const d = delegate(kl, diag, false);
+        if (d) out.push({ kind: 'delegate', ...d });
         break;
       }
+      case 'CALL': {
+        noChildren(block, kl, diag);
+        const c = call(kl, diag);
+        if (c) out.push(c);
+        break;
+      }
+      case 'ACTION_SET':
+        out.push(actionSet(block, kl, diag));
+        break;
       case 'IF': {
         const cur = lex(kl, diag);
         const cond = condition(cur, diag, new Set());
@@ -517,8 +541,7 @@ function steps(blocks: readonly Block[], diag: Diagnostics, flow: { triggers: Tr
         break;
       }
       default:
-        if ((FUTURE_KEYWORDS as readonly string[]).includes(kl.upper)) notAvailable(kl, diag);
-        else if (TOP_ONLY.has(kl.upper)) diag.error(kl.pos.line, kl.pos.column, `${kl.upper} cannot be inside a FLOW. Start it at the beginning of the line.`);
+        if (TOP_ONLY.has(kl.upper)) diag.error(kl.pos.line, kl.pos.column, `${kl.upper} cannot be inside a FLOW. Start it at the beginning of the line.`);
         else unknownKeyword(kl, diag, FLOW_KEYWORDS);
     }
   }
@@ -549,7 +572,7 @@ function knowledge(block: Block, diag: Diagnostics, into: AgentAst['knowledge'])
 
 /** Parses source lines into an AgentAst; errors go to `diag`. */
 export function parseAgent(lines: readonly SourceLine[], diag: Diagnostics): AgentAst {
-  const ast: AgentAst = { knowledge: [], flows: [], handoffs: [] };
+  const ast: AgentAst = { knowledge: [], tools: [], flows: [], delegates: [], handoffs: [] };
   const seen = new Map<string, number>();
   const once = (kl: KeyLine): boolean => {
     const first = seen.get(kl.upper);
@@ -627,12 +650,39 @@ export function parseAgent(lines: readonly SourceLine[], diag: Diagnostics): Age
         }
         break;
       }
-      case 'DELEGATE':
-        diag.error(kl.pos.line, kl.pos.column, 'DELEGATE must be a step inside a FLOW in this version of Parley. Indent it under a FLOW.');
+      case 'DELEGATE': {
+        noChildren(block, kl, diag);
+        const d = delegate(kl, diag, true);
+        if (d) ast.delegates.push(d);
+        break;
+      }
+      case 'TEMPERATURE': {
+        noChildren(block, kl, diag);
+        if (!once(kl)) break;
+        const text = stripComment(kl.value).trim();
+        const value = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
+        if (!(value >= 0 && value <= 2)) diag.error(kl.pos.line, kl.valueColumn + (kl.value.length - kl.value.trimStart().length), 'TEMPERATURE is a number from 0 (most predictable) to 2 (most varied), like TEMPERATURE: 0.3.');
+        else ast.temperature = { value, pos: kl.pos };
+        break;
+      }
+      case 'MEMORY': {
+        noChildren(block, kl, diag);
+        if (!once(kl)) break;
+        const cur = lex(kl, diag);
+        const n = name(cur, diag, 'the name of a memory store, like MEMORY: billing_notes');
+        if (n) {
+          expectEnd(cur, diag, 'the memory store name');
+          ast.memory = n;
+        }
+        break;
+      }
+      case 'TOOLS':
+        if (!once(kl)) break;
+        if (block.children.length === 0) diag.error(kl.pos.line, kl.pos.column, 'TOOLS needs at least one tool on an indented line below it.');
+        parseTools(block, diag, ast.tools);
         break;
       default:
-        if ((FUTURE_KEYWORDS as readonly string[]).includes(kl.upper)) notAvailable(kl, diag);
-        else if (FLOW_ONLY.has(kl.upper)) diag.error(kl.pos.line, kl.pos.column, `${kl.upper} must be inside a FLOW. Indent it under a FLOW: line.`);
+        if (FLOW_ONLY.has(kl.upper)) diag.error(kl.pos.line, kl.pos.column, `${kl.upper} must be inside a FLOW. Indent it under a FLOW: line.`);
         else unknownKeyword(kl, diag, TOP_LEVEL_KEYWORDS);
     }
   }

@@ -4,8 +4,10 @@
  * built lazily by the interpreter (see builtin-model.ts).
  */
 
-/** Current format of AgentProgram; bump when the shape changes incompatibly. */
-export const PROGRAM_FORMAT_VERSION = 1;
+import type { ToolSpec } from './tool-spec.js';
+
+/** Current format of AgentProgram; bump when the shape changes incompatibly. Format 1 programs still run. */
+export const PROGRAM_FORMAT_VERSION = 2;
 
 /** A regular expression stored as data. */
 export interface PatternSpec {
@@ -30,7 +32,19 @@ export type CompareOp = '==' | '!=' | '<' | '<=' | '>' | '>=';
 /** A condition of a top-level HANDOFF ... WHEN or of an IF step. */
 export type Condition =
   | { readonly kind: 'or' | 'and'; readonly left: Condition; readonly right: Condition }
-  | { readonly kind: 'compare'; readonly subject: readonly string[]; readonly op: CompareOp; readonly value: string | number };
+  | { readonly kind: 'compare'; readonly subject: readonly string[]; readonly op: CompareOp; readonly value: string | number }
+  /** `IF: name` (set and not empty, false or 0) or `IF: NOT name`. */
+  | { readonly kind: 'truthy'; readonly subject: readonly string[]; readonly negated: boolean };
+
+/** An argument of a CALL: a name looked up like a placeholder, or a literal. */
+export type ArgValue = { readonly path: readonly string[] } | { readonly literal: string | number | boolean };
+
+/** The choices an ACTION_SET offers; labels are templates. */
+export interface ActionSetSpec {
+  readonly buttons: readonly { readonly label: Template; readonly value: string }[];
+  readonly selects: readonly { readonly label: Template; readonly options: readonly string[] }[];
+  readonly textInputs: readonly { readonly label: Template }[];
+}
 
 /** A slot of a GATHER step. */
 export interface SlotSpec {
@@ -45,9 +59,14 @@ export interface SlotSpec {
 /** One step of a compiled flow. IF blocks are flattened: a false condition jumps to `skipTo`. */
 export type Step =
   | { readonly kind: 'gather'; readonly slots: readonly SlotSpec[] }
-  | { readonly kind: 'respond'; readonly template: Template }
+  /** Without a template (bare `RESPOND`), the language model words the answer. */
+  | { readonly kind: 'respond'; readonly template?: Template }
   | { readonly kind: 'handoff'; readonly target: string; readonly reason: string }
-  | { readonly kind: 'delegate'; readonly target: string; readonly task: Template; readonly as: string }
+  | { readonly kind: 'delegate'; readonly target: string; readonly task: Template; readonly as: string; readonly timeoutMs?: number }
+  /** Parallel fan-out; without `as`, each result is stored under its agent's name. */
+  | { readonly kind: 'delegate_all'; readonly targets: readonly string[]; readonly task: Template; readonly as?: string; readonly timeoutMs?: number }
+  | { readonly kind: 'call'; readonly tool: string; readonly args: Readonly<Record<string, ArgValue>>; readonly as: string }
+  | { readonly kind: 'actions'; readonly actions: ActionSetSpec }
   | { readonly kind: 'if'; readonly condition: Condition; readonly skipTo: number };
 
 /** A compiled FLOW. */
@@ -65,6 +84,16 @@ export interface HandoffRule {
   readonly reason: string;
 }
 
+/** A top-level DELEGATE: run on each new message before HANDOFF rules, when its WHEN (if any) holds. */
+export interface DelegateRule {
+  readonly targets: readonly string[];
+  readonly parallel: boolean;
+  readonly task: Template;
+  readonly as?: string;
+  readonly timeoutMs?: number;
+  readonly condition?: Condition;
+}
+
 /** A KNOWLEDGE entry; `keywords` are the normalised words of the question used for matching. */
 export interface KnowledgeEntry {
   readonly question: string;
@@ -74,13 +103,21 @@ export interface KnowledgeEntry {
 
 /** A compiled agent. Immutable (deep-frozen by compileAgent) and JSON round-trippable. */
 export interface AgentProgram {
-  readonly formatVersion: 1;
+  readonly formatVersion: 1 | 2;
   readonly name: string;
   readonly description?: string;
+  /** `builtin`, or `provider/model` answered through TurnHost.complete. */
   readonly model: string;
+  readonly temperature?: number;
   readonly persona?: string;
+  /** MEMORY: the store CODE tools use through ctx.memory. */
+  readonly memoryStore?: string;
   readonly knowledge: readonly KnowledgeEntry[];
+  /** Absent in format 1. */
+  readonly tools?: readonly ToolSpec[];
   readonly flows: readonly FlowProgram[];
+  /** Absent in format 1. */
+  readonly delegates?: readonly DelegateRule[];
   readonly handoffs: readonly HandoffRule[];
   readonly fallback?: Template;
 }

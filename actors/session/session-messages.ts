@@ -1,4 +1,5 @@
 import type { TraceEvent } from '../language/index.js';
+import type { ModelOverride } from '../deployments/deployment-records.js';
 
 /** A user message for a session. `create` starts the session when it does not exist yet. */
 export interface TurnMessage {
@@ -12,6 +13,11 @@ export interface TurnMessage {
   message: string;
   /** Emit `text_delta` chunks while the response is produced. */
   stream: boolean;
+  /**
+   * New session: run it on this deployment (its manifest, entry agent and model overrides).
+   * Continuing: must be the session's deployment, else NOT_FOUND.
+   */
+  deploymentId?: string | undefined;
 }
 
 /** Every message the session actor understands. */
@@ -41,6 +47,10 @@ export interface DelegateMessage {
   agentName: string;
   /** Pinned version; the latest when undefined. */
   version: number | undefined;
+  /** A deployment session's pinned versions: the delegate and its own delegates may use only these. */
+  pinned?: Record<string, number> | undefined;
+  /** A deployment session's per-agent model overrides. */
+  modelOverrides?: Record<string, ModelOverride> | undefined;
   task: string;
   /** Nesting depth, to stop delegation chains. */
   depth: number;

@@ -5,6 +5,15 @@ export interface Tenant {
   id: string;
   name: string;
   createdAt: string;
+  /** Operator overrides of the PARLEY_* rate-limit defaults (docs/limits.md); absent fields use the default. */
+  limits?: TenantLimits;
+}
+
+/** Per-tenant rate-limit overrides, set through PUT /api/admin/tenants/{tenantId}/limits. */
+export interface TenantLimits {
+  requestsPerSecond?: number;
+  sessionMessagesPerMinute?: number;
+  activeSessions?: number;
 }
 
 /** A project groups agents, sessions and deployments of one tenant. */

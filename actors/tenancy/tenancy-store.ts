@@ -1,5 +1,5 @@
 import { cuid, ParleyError, randomToken, sha256Hex, hashPassword, type Collection, type Store } from '../../runtime/index.js';
-import type { ApiKey, Project, Tenant, User } from './records.js';
+import type { ApiKey, Project, Tenant, TenantLimits, User } from './records.js';
 import { ROLE_PERMISSIONS, type Permission, type Role } from './permissions.js';
 
 /** Prefix of every Parley API key. */
@@ -25,6 +25,7 @@ export class TenancyStore {
   readonly #apiKeys: Collection<ApiKey>;
   readonly #apiKeysByHash: Collection<{ tenantId: string; keyId: string }>;
   #revocations = 0;
+  #limitsVersion = 0;
 
   constructor(store: Store) {
     this.#store = store;
@@ -61,6 +62,24 @@ export class TenancyStore {
     return this.#tenants.get([tenantId]);
   }
 
+  /** Replaces the tenant's rate-limit overrides ({} clears them); undefined when there is no such tenant. */
+  async setTenantLimits(tenantId: string, limits: TenantLimits): Promise<Tenant | undefined> {
+    const updated = await this.#store.transaction(() => {
+      const tenant = this.#tenants.get([tenantId]);
+      if (!tenant) return undefined;
+      const next: Tenant = { ...tenant, limits };
+      this.#tenants.putSync([tenantId], next);
+      return next;
+    });
+    if (updated) this.#limitsVersion++;
+    return updated;
+  }
+
+  /** Counts limit changes made through this store: rate limiters compare it to reload overrides at once. */
+  get limitsVersion(): number {
+    return this.#limitsVersion;
+  }
+
   /** Creates a project; slugs are unique per tenant. */
   async createProject(tenantId: string, name: string, slug: string | undefined): Promise<Project> {
     const now = new Date().toISOString();
@@ -75,6 +94,8 @@ export class TenancyStore {
 
   /** The tenant's project, or undefined (also for another tenant's project). */
   project(tenantId: string, projectId: string): Project | undefined {
+    // Ids come from query strings too; one longer than any id would not even fit an LMDB key.
+    if (projectId.length > 128) return undefined;
     return this.#projects.get([tenantId, projectId]);
   }
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ParleyError } from '../../runtime/index.js';
-import { AGENT_NAME, MAX_DSL_LENGTH, agentActorKey, type AgentMessage, type AgentRecord, type CompileReply, type Project } from '../../actors/index.js';
+import { AGENT_NAME, DeploymentStore, MAX_DSL_LENGTH, agentActorKey, type AgentMessage, type AgentRecord, type CompileReply, type Project } from '../../actors/index.js';
 import type { GatewayDeps, RouteModule } from '../app.js';
 import { json } from '../http.js';
 import { compileValidator } from '../validate.js';
@@ -19,11 +19,14 @@ const UpdateDslBody = compileValidator(
   Type.Object({ dslContent: Type.String({ minLength: 1, maxLength: MAX_DSL_LENGTH }) }, { additionalProperties: false }),
 );
 
-/** The spec's ProjectAgent. activeVersions comes from active deployments (none exist yet: {}). */
-function projectAgentView(project: Project, a: AgentRecord, withDsl: boolean): Record<string, unknown> {
+/**
+ * The spec's ProjectAgent. activeVersions maps each environment with an active deployment that
+ * includes the agent to its version there ('auto' shown as the latest version now).
+ */
+function projectAgentView(project: Project, a: AgentRecord, withDsl: boolean, activeVersions: Map<string, Record<string, string>>): Record<string, unknown> {
   const view: Record<string, unknown> = {
     id: a.id, name: a.name, agentPath: `${project.slug}/${a.name}`, description: a.description,
-    versionCount: a.versionCount, activeVersions: {}, createdAt: a.createdAt, updatedAt: a.updatedAt,
+    versionCount: a.versionCount, activeVersions: activeVersions.get(a.name) ?? {}, createdAt: a.createdAt, updatedAt: a.updatedAt,
   };
   if (withDsl) view['dslContent'] = a.dslContent;
   return view;
@@ -34,6 +37,11 @@ function agentName(params: Record<string, string>, key: string): string {
   // A name that cannot exist is simply not found (no hint about what names look like).
   if (!AGENT_NAME.test(name)) throw new ParleyError('NOT_FOUND', 'Agent not found');
   return name;
+}
+
+/** Per agent, environment -> version of the project's active deployments. */
+function activeVersionsOf(deps: GatewayDeps, project: Project): Map<string, Record<string, string>> {
+  return DeploymentStore.of(deps.store).activeVersions(project.tenantId, project.id, deps.agents);
 }
 
 function projectOf(deps: GatewayDeps, tenantId: string, params: Record<string, string>): Project {
@@ -77,7 +85,8 @@ export const agentRoutes: RouteModule = (deps) => [
     permission: 'agent:read',
     handler: ({ principal, params }) => {
       const project = projectOf(deps, principal.tenantId, params);
-      return json({ success: true, agents: deps.agents.list(project.tenantId, project.id).map((a) => projectAgentView(project, a, false)) });
+      const active = activeVersionsOf(deps, project);
+      return json({ success: true, agents: deps.agents.list(project.tenantId, project.id).map((a) => projectAgentView(project, a, false, active)) });
     },
   },
   {
@@ -89,7 +98,7 @@ export const agentRoutes: RouteModule = (deps) => [
       const project = projectOf(deps, principal.tenantId, params);
       const input = CreateAgentBody(body);
       const agent = await deps.agents.create(project.tenantId, project.id, { name: input.name, dslContent: input.dslContent, description: input.description ?? null });
-      return json({ success: true, agent: projectAgentView(project, agent, true) }, 201);
+      return json({ success: true, agent: projectAgentView(project, agent, true, activeVersionsOf(deps, project)) }, 201);
     },
   },
   {
@@ -100,7 +109,7 @@ export const agentRoutes: RouteModule = (deps) => [
     handler: ({ principal, params }) => {
       const project = projectOf(deps, principal.tenantId, params);
       const agent = deps.agents.require(project.tenantId, project.id, agentName(params, 'agentName'));
-      return json({ success: true, agent: projectAgentView(project, agent, true) });
+      return json({ success: true, agent: projectAgentView(project, agent, true, activeVersionsOf(deps, project)) });
     },
   },
   {

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { cuid, isCuid, ParleyError, toErrorValue } from '../../runtime/index.js';
-import { MAX_MESSAGE_LENGTH, chooseEntryAgent, type TextDeltaChunk, type TurnMessage, type TurnReply } from '../../actors/index.js';
+import { DeploymentStore, MAX_MESSAGE_LENGTH, admitNewSession, chatDeployment, chooseEntryAgent, deploymentEntryAgent, type TextDeltaChunk, type TurnMessage, type TurnReply } from '../../actors/index.js';
 import type { GatewayDeps, RouteModule } from '../app.js';
 import { json, type RouteContext } from '../http.js';
+import { admitChat } from '../limits/gateway-limits.js';
 import { sseResult } from '../sse.js';
 import { compileValidator } from '../validate.js';
 
@@ -11,6 +12,8 @@ const chatFields = {
   projectId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   sessionId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   agentName: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  deploymentId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  endpointSlug: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 };
 const ChatBody = compileValidator(Type.Object(chatFields, { additionalProperties: false }));
@@ -23,6 +26,9 @@ type ChatInput = ReturnType<typeof ChatBody>;
 function turnOf(deps: GatewayDeps, ctx: RouteContext, input: ChatInput, stream: boolean): { sessionId: string; turn: TurnMessage } {
   const tenantId = ctx.principal.tenantId;
   const project = input.projectId !== undefined ? deps.tenancy.requireProject(tenantId, input.projectId) : undefined;
+  // A named deployment decides the project, agents, versions and overrides (docs/deployments.md).
+  const deployment = chatDeployment(DeploymentStore.of(deps.store), tenantId, input);
+  const deploymentId = deployment?.id;
   if (input.sessionId !== undefined) {
     // Ids this service never issues cannot name a session: no actor is woken for them.
     if (!isCuid(input.sessionId)) throw new ParleyError('NOT_FOUND', 'Session not found');
@@ -34,7 +40,13 @@ function turnOf(deps: GatewayDeps, ctx: RouteContext, input: ChatInput, stream: 
         throw new ParleyError('NOT_FOUND', 'Session not found');
       }
     }
-    return { sessionId: input.sessionId, turn: { type: 'turn', tenantId, projectId: input.projectId, create: false, agentName: undefined, message: input.message, stream } };
+    return { sessionId: input.sessionId, turn: { type: 'turn', tenantId, projectId: input.projectId, create: false, agentName: undefined, message: input.message, stream, deploymentId } };
+  }
+  if (deployment) {
+    // Refused here too (the actor decides again) so a stream's refusal is JSON, not an event.
+    admitNewSession(deployment);
+    deploymentEntryAgent(deployment, input.agentName, deps.agents);
+    return { sessionId: cuid(), turn: { type: 'turn', tenantId, projectId: deployment.projectId, create: true, agentName: input.agentName, message: input.message, stream, deploymentId } };
   }
   if (!project) throw new ParleyError('BAD_REQUEST', 'Send sessionId to continue a session or projectId to start one', { field: 'projectId' });
   // Likewise a stream checks for an entry agent (unknown agentName, nothing compiled) up front.
@@ -53,6 +65,7 @@ export const chatRoutes: RouteModule = (deps) => {
     const input = ChatBody(ctx.body);
     if (requireProject && input.projectId === undefined) throw new ParleyError('VALIDATION_ERROR', 'projectId is required', { field: 'projectId' });
     const { sessionId, turn } = turnOf(deps, ctx, input, false);
+    admitChat(deps, ctx.principal.tenantId, sessionId);
     const reply = await deps.actors.ask<TurnReply>({ kind: 'session', key: sessionId }, turn, { requestId: ctx.req.requestId });
     return json(chatResponse(reply));
   };
@@ -68,6 +81,7 @@ export const chatRoutes: RouteModule = (deps) => {
         const input = ChatBody(ctx.body);
         // Everything that can be refused is refused here, as JSON, before the stream starts.
         const { sessionId, turn } = turnOf(deps, ctx, input, true);
+        admitChat(deps, ctx.principal.tenantId, sessionId);
         return sseResult(deps.config.sseHeartbeatMs, (sse) => {
           sse.event('session', { sessionId });
           deps.actors

@@ -77,6 +77,10 @@ export class LmdbStore implements Store {
   }
 }
 
+function isKeyTooLarge(err: unknown): boolean {
+  return err instanceof Error && /does not fit in target buffer|key size|too large/i.test(err.message);
+}
+
 class LmdbCollection<T> implements Collection<T> {
   constructor(
     readonly name: string,
@@ -85,7 +89,14 @@ class LmdbCollection<T> implements Collection<T> {
   ) {}
 
   get(key: Key): T | undefined {
-    return this.db.get(key as LmdbKey);
+    try {
+      return this.db.get(key as LmdbKey);
+    } catch (err) {
+      // A key longer than LMDB allows (about 1.9 KB) cannot name a stored record: it is simply
+      // absent. Callers pass user input (ids, identities) straight through, so this must not 500.
+      if (isKeyTooLarge(err)) return undefined;
+      throw err;
+    }
   }
 
   async put(key: Key, value: T): Promise<void> {

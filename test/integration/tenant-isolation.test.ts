@@ -14,6 +14,7 @@ describe('tenant isolation', () => {
   let aProject: string;
   let aSession: string;
   let aKeyId: string;
+  let aDeployment: string;
   let aGreeterDsl: string;
 
   before(async () => {
@@ -27,6 +28,9 @@ describe('tenant isolation', () => {
     const key = await call(server.base, 'POST', '/api/api-keys', { body: { name: 'A second key', role: 'developer' } });
     assert.equal(key.status, 201);
     aKeyId = key.body.apiKey.id;
+    const deployment = await call(server.base, 'POST', `/api/projects/${aProject}/deployments`, { body: { environment: 'dev', entryAgentName: 'greeter', agentVersionManifest: { greeter: '1' } } });
+    assert.equal(deployment.status, 201);
+    aDeployment = deployment.body.deployment.id;
     B = await createTenant(server, 'Tenant B');
     // B has an agent of its own, under another name, so its lists are not trivially empty.
     await deployAgent(server, 'helper', { projectId: B.projectId, key: B.key, source: 'AGENT: helper\nFALLBACK: "B helper"' });
@@ -142,8 +146,8 @@ describe('tenant isolation', () => {
     const routes = server.parley.app.router.routes().filter((r) => r.auth === 'principal' && r.path.includes('{projectId}'));
     assert.ok(routes.length >= 10, `only ${routes.length} routes found`);
     // Plausible values for A's resources and for missing ones; a new parameter must be added here.
-    const aParams: Record<string, string> = { projectId: aProject, agentName: 'a_only', sessionId: aSession, name: 'a_only', keyId: aKeyId };
-    const ghostParams: Record<string, string> = { projectId: cuid(), agentName: 'no_such_agent', sessionId: cuid(), name: 'no_such_agent', keyId: cuid() };
+    const aParams: Record<string, string> = { projectId: aProject, agentName: 'a_only', sessionId: aSession, name: 'a_only', keyId: aKeyId, deploymentId: aDeployment };
+    const ghostParams: Record<string, string> = { projectId: cuid(), agentName: 'no_such_agent', sessionId: cuid(), name: 'no_such_agent', keyId: cuid(), deploymentId: cuid() };
     // Plausible, valid bodies (so a 404 cannot come from a refused body) and an empty one (so
     // validation cannot run before the lookup).
     const plausibleBodies: Record<string, unknown> = {

@@ -39,7 +39,7 @@ test('every examples/*.agent compiles, and the set of examples is complete', () 
 
 test('greeter compiles to the expected program', () => {
   const p = compileOrThrow(readFileSync(new URL('greeter.agent', EXAMPLES), 'utf8'));
-  assert.equal(p.formatVersion, 1);
+  assert.equal(p.formatVersion, 2);
   assert.equal(p.name, 'greeter');
   assert.equal(p.model, 'builtin');
   assert.deepEqual(p.flows[0]!.triggers, [{ kind: 'pattern', pattern: { source: 'hello|hi', flags: 'i' } }]);
@@ -93,7 +93,8 @@ test('several errors in one source, each with its line and column', () => {
   hasError(e, 12, 1, /FLOW refund has no TRIGGER/);
   hasError(e, 15, 1, /RESPOND must be inside a FLOW/);
   hasError(e, 16, 1, /GATHER must be inside a FLOW/);
-  hasError(e, 17, 1, /^TOOLS is not available in this version of Parley\.$/);
+  hasError(e, 18, 11, /^Put the settings of tool lookup on indented lines below it/);
+  hasError(e, 18, 3, /^Tool lookup needs HTTP:/);
   hasError(e, 19, 10, /cannot hand off to itself/);
   // The errors come back in source order.
   const order = e.map((d) => d.line * 1000 + d.column);
@@ -113,21 +114,24 @@ test('agent names must be lowercase words', () => {
   assert.ok(compileAgent(`AGENT: a${'b'.repeat(63)}`).ok);
 });
 
-test('MODEL other than builtin is refused, saying only builtin is available', () => {
-  hasError(errorsOf('AGENT: a\nMODEL: openai/gpt-4o-mini\n'), 2, 8, /Only the builtin model is available in this version/);
+test('MODEL is builtin (the default) or provider/model', () => {
+  // Changed in v2: v1 refused every model but builtin.
+  const r = compileAgent('AGENT: a\nMODEL: openai/gpt-4o-mini\nTEMPERATURE: 0.2\n');
+  assert.ok(r.ok && r.program.model === 'openai/gpt-4o-mini' && r.program.temperature === 0.2);
+  hasError(errorsOf('AGENT: a\nMODEL: gpt 4\n'), 2, 8, /is not a model\. Write MODEL: builtin, or a provider and a model/);
+  hasError(errorsOf('AGENT: a\nTEMPERATURE: 3\n'), 2, 14, /TEMPERATURE is a number from 0/);
   assert.ok(compileAgent('AGENT: a\nMODEL: builtin # the local model\n').ok);
   const noModel = compileAgent('AGENT: a\n');
   assert.ok(noModel.ok && noModel.program.model === 'builtin', 'MODEL defaults to builtin');
 });
 
-test('later constructs are compile errors naming the construct', () => {
-  for (const kw of ['TOOLS', 'MEMORY', 'TEMPERATURE', 'ACTION_SET']) {
-    const body = kw === 'TOOLS' ? 'TOOLS:\n  lookup:\n    HTTP: GET https://x\n    CODE: |\n      export default () => 1\n' : `${kw}: x\n`;
-    const errors = errorsOf(`AGENT: a\n${body}`);
-    assert.deepEqual(errors, [{ line: 2, column: 1, message: `${kw} is not available in this version of Parley.` }]);
-  }
-  hasError(errorsOf('AGENT: a\nFLOW: f\n  TRIGGER: /x/\n  CALL: lookup(x) AS y\n'), 4, 3, /^CALL is not available in this version of Parley\.$/);
-  hasError(errorsOf('AGENT: a\nDELEGATE: b TASK "x"\n'), 2, 1, /DELEGATE must be a step inside a FLOW/);
+test('v1 "not available" constructs now compile; a misplaced step is still explained', () => {
+  // Changed in v2: TOOLS, MEMORY, TEMPERATURE, ACTION_SET, CALL and top-level DELEGATE exist now.
+  const r = compileAgent('AGENT: a\nMEMORY: notes\nTOOLS:\n  t:\n    CODE: |\n      export default () => 1\nFLOW: f\n  TRIGGER: /x/\n  CALL: t() AS y\n  RESPOND: "ok"\nDELEGATE: b TASK "x"\n');
+  assert.ok(r.ok, JSON.stringify(!r.ok && r.errors));
+  assert.equal(r.program.memoryStore, 'notes');
+  hasError(errorsOf('AGENT: a\nCALL: t() AS y\n'), 2, 1, /CALL must be inside a FLOW/);
+  hasError(errorsOf('AGENT: a\nFLOW: f\n  TRIGGER: /x/\n  TOOLS:\n'), 4, 3, /TOOLS cannot be inside a FLOW/);
 });
 
 test('indentation: tabs, stray indentation and misaligned steps', () => {
