@@ -26,3 +26,4 @@ export { ContactStore, type ContactListQuery } from './contacts/contact-store.js
 export * from './secrets/tool-secret-records.js';
 export { ToolSecretStore, type NewToolSecret, type ToolSecretListQuery, type ResealReport } from './secrets/tool-secret-store.js';
 export * from './tools/index.js';
+export * from './analytics/analytics-event.js';
