@@ -11,8 +11,8 @@ export { SessionStore } from './session/session-store.js';
 export { chooseEntryAgent } from './session/entry-agent.js';
 export { MAX_MESSAGE_LENGTH } from './session/session-actor.js';
 export * from './deployments/index.js';
-export type { TurnMessage, TurnReply, TextDeltaChunk, SessionMessage } from './session/session-messages.js';
-export type { TraceEvent, CompileDiagnostic } from './language/index.js';
+export type { TurnMessage, TurnReply, TextDeltaChunk, SessionMessage, Continuation, ResumeMessage } from './session/session-messages.js';
+export type { TraceEvent, TurnStep, TurnStepKind, CompileDiagnostic } from './language/index.js';
 export * from './models/index.js';
 
 /** URL of the module that declares the actor kinds, for ActorSystem.start. */
@@ -26,4 +26,8 @@ export { ContactStore, type ContactListQuery } from './contacts/contact-store.js
 export * from './secrets/tool-secret-records.js';
 export { ToolSecretStore, type NewToolSecret, type ToolSecretListQuery, type ResealReport } from './secrets/tool-secret-store.js';
 export * from './tools/index.js';
-export * from './analytics/analytics-event.js';
+export * from './analytics/index.js';
+export { TraceReader, EXPORT_DEFAULT_LIMIT, EXPORT_MAX_LIMIT, type TraceEventSource } from './analytics/trace-reader.js';
+export { readVoiceAnalytics } from './analytics/voice-reader.js';
+export { DEFAULT_VOICE_HOURS, MAX_VOICE_HOURS, type VoiceHourlyRecord, type VoiceSummary } from './analytics/voice-analytics.js';
+export { VOICE_CALL_ENDED, voiceCallEndedEvent, type VoiceCallMetrics } from './analytics/voice-call-event.js';

@@ -1,5 +1,6 @@
-import { ActorSystem, LmdbStore, persistentSecret, type Config, type Logger } from '../runtime/index.js';
-import { ACTOR_KINDS_MODULE, AgentStore, SessionStore, TenancyStore, bootstrapIfEmpty, type BootstrapResult } from '../actors/index.js';
+import { ActorSystem, LmdbStore, SecretBox, persistentSecret, type Config, type Logger } from '../runtime/index.js';
+import { ACTOR_KINDS_MODULE, AgentStore, CallbackStore, SessionStore, TenancyStore, bootstrapIfEmpty, type BootstrapResult, type ResumeMessage } from '../actors/index.js';
+import { callbackRoutes } from './routes/callback-routes.js';
 import { GatewayApp, type GatewayDeps, type RouteModule } from './app.js';
 import { Authenticator } from './auth.js';
 import { adminRoutes } from './routes/admin-routes.js';
@@ -17,11 +18,13 @@ import { sessionRoutes } from './routes/session-routes.js';
 import { userRoutes } from './routes/user-routes.js';
 import { contactRoutes } from './routes/contact-routes.js';
 import { toolSecretRoutes } from './routes/tool-secret-routes.js';
+import { traceRoutes } from './routes/trace-routes.js';
+import { voiceAnalyticsRoutes } from './routes/voice-analytics-routes.js';
 import { listenUws, type UwsServer } from './uws-server.js';
 
 /** Every route module of the API, in one list (the security tests walk it). */
 export const ROUTE_MODULES: readonly RouteModule[] = [
-  healthRoutes, authRoutes, adminRoutes, projectRoutes, apiKeyRoutes, userRoutes, agentRoutes, chatRoutes, sessionRoutes, deploymentRoutes, contactRoutes, toolSecretRoutes, projectIoRoutes, modelSettingsRoutes, memoryRoutes,
+  healthRoutes, authRoutes, adminRoutes, projectRoutes, apiKeyRoutes, userRoutes, agentRoutes, chatRoutes, sessionRoutes, deploymentRoutes, contactRoutes, toolSecretRoutes, projectIoRoutes, modelSettingsRoutes, memoryRoutes, traceRoutes, voiceAnalyticsRoutes,
 ];
 
 /** A running Parley: its port, the parts tests reach into, and an idempotent close. */
@@ -48,7 +51,13 @@ export async function createParley(config: Config, log: Logger): Promise<Omit<Pa
     sessions: new SessionStore(store),
     auth: new Authenticator({ tenancy, jwtSecret, jwtTtlSeconds: config.jwtTtlSeconds, adminToken: config.adminToken }),
   };
-  const app = new GatewayApp(deps, [...ROUTE_MODULES]);
+  // Callbacks resume sessions: the route claims the id and wakes the session; at start, sessions
+  // whose claimed callbacks were not run yet (the process died in between) are woken too.
+  const callbacks = new CallbackStore(store, new SecretBox(config.encryptionKeys));
+  const resume: ResumeMessage = { type: 'resume' };
+  const wakeSession = (sessionId: string): void => actors.tell({ kind: 'session', key: sessionId }, resume);
+  const app = new GatewayApp(deps, [...ROUTE_MODULES, callbackRoutes({ callbacks, wakeSession })]);
+  for (const sessionId of callbacks.sessionsWithJobs()) wakeSession(sessionId);
   let closed = false;
   return {
     app, deps, actors, bootstrap,

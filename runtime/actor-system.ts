@@ -115,6 +115,7 @@ export class ActorSystem {
   #moving: (Move | undefined)[] = [];
   #waiting: Buffered[][] = [];
   #host: ActorHost | null = null;
+  #kindsModule: ActorKindsModule | undefined;
   #ownedStore: Store | null = null;
   #closed = false;
   #closing: Promise<void> | null = null;
@@ -243,6 +244,7 @@ export class ActorSystem {
     try {
       await this.#supervisor?.close();
       await this.#host?.close();
+      await this.#kindsModule?.close?.();
       await this.#ownedStore?.close();
     } finally {
       this.#events.emit('close');
@@ -272,6 +274,7 @@ export class ActorSystem {
     };
     try {
       const mod = (await import(options.kindsModule)) as ActorKindsModule;
+      this.#kindsModule = mod;
       await mod.init?.(env);
       this.#host = new ActorHost({ kinds: mod.kinds, env, sink, mailboxLimit: config.mailboxLimit, idleMs: config.actorIdleMs, log: this.#log });
     } catch (err) {

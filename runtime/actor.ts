@@ -66,4 +66,6 @@ export interface ActorKindsModule {
   kinds: Record<string, ActorKind>;
   /** Optional per-thread setup run once before any actor is created. */
   init?(env: ActorEnv): void | Promise<void>;
+  /** Optional per-thread teardown, after every actor of the thread has stopped (flush buffers here). */
+  close?(): void | Promise<void>;
 }

@@ -47,10 +47,14 @@ export interface Config {
   tenantActiveSessions: number;
   /** A session with no message for this long is idle: on a retired deployment it may not continue. */
   sessionIdleMs: number;
+  /** Address external systems use to reach this server (callback URLs of ASYNC tools). */
+  publicUrl: string;
   /** HTTP tools may call private, loopback and link-local addresses (local development and tests only). */
   toolsAllowPrivateNetwork: boolean;
   /** HS256 secret of sandbox JWTs (memory endpoint); unset: generated and persisted; 'off': sandbox auth disabled (503). */
   sandboxJwtSecret: string | undefined;
+  /** Analytics events older than this many days are deleted (PARLEY_ANALYTICS_RETENTION_DAYS). */
+  analyticsRetentionDays: number;
 }
 
 /** Log levels from most to least verbose. */
@@ -126,6 +130,11 @@ export function loadConfig(env: Env = process.env): Config {
     }
   }
 
+  const publicUrl = str('PARLEY_PUBLIC_URL');
+  if (publicUrl !== undefined && !/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(publicUrl)) {
+    problems.push('PARLEY_PUBLIC_URL must be an http(s) URL without query or fragment, e.g. https://parley.example.com');
+  }
+
   const config: Config = {
     port: int('PARLEY_PORT', 8080, 0, 65535),
     host: str('PARLEY_HOST') ?? '127.0.0.1',
@@ -148,8 +157,10 @@ export function loadConfig(env: Env = process.env): Config {
     sessionMessagesPerMinute: int('PARLEY_SESSION_MESSAGES_PER_MINUTE', 60, 1, 1_000_000),
     tenantActiveSessions: int('PARLEY_TENANT_ACTIVE_SESSIONS', 1000, 1, 10_000_000),
     sessionIdleMs: int('PARLEY_SESSION_IDLE_MS', 1_800_000, 10, 30 * 86_400_000),
+    publicUrl: (publicUrl ?? `http://${str('PARLEY_HOST') ?? '127.0.0.1'}:${env['PARLEY_PORT'] || 8080}`).replace(/\/+$/, ''),
     toolsAllowPrivateNetwork: oneOf('PARLEY_TOOLS_ALLOW_PRIVATE', 'false', ['true', 'false'] as const) === 'true',
     sandboxJwtSecret,
+    analyticsRetentionDays: int('PARLEY_ANALYTICS_RETENTION_DAYS', 30, 1, 3650),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

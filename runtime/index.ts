@@ -4,7 +4,7 @@ export * from './config.js';
 export * from './log.js';
 export * from './ids.js';
 export * from './actor.js';
-export type { Store, Collection, Key, Entry, RangeOptions } from './store/store.js';
+export type { Store, Collection, Key, Entry, RangeOptions, KeyBounds } from './store/store.js';
 export { LmdbStore, type LmdbStoreOptions } from './store/lmdb-store.js';
 export * from './crypto.js';
 export * from './persistent-secret.js';

@@ -76,6 +76,7 @@ async function shutdown(): Promise<void> {
   if (shuttingDown) return;
   shuttingDown = true;
   await host.close();
+  await kindsModuleExports.close?.();
   pending.failWhere(() => true, { code: 'SERVICE_UNAVAILABLE', message: 'Worker is shutting down' });
   await store.close();
   batcher.flush();

@@ -23,10 +23,13 @@ export class CallbackStore {
     this.#jobs = store.collection('resumeJobs');
   }
 
-  /** Creates a pending callback; returns the record and its secret (for the external service). */
-  async create(input: { tenantId: string; projectId: string; sessionId: string; agentName: string; toolName: string; ttlMs: number; withSecret: boolean }): Promise<{ record: CallbackRecord; secret: string | null }> {
+  /**
+   * Creates a pending callback. `secret` is the HMAC key the external system signs its call with
+   * (the tool's `callback_secret` tool secret, known to both sides beforehand); null: unsigned.
+   */
+  async create(input: { tenantId: string; projectId: string; sessionId: string; agentName: string; toolName: string; ttlMs: number; secret: string | null }): Promise<CallbackRecord> {
     const id = `cb_${randomToken(24)}`;
-    const secret = input.withSecret ? randomToken(32) : null;
+    const secret = input.secret;
     const now = Date.now();
     const record: CallbackRecord = {
       id, tenantId: input.tenantId, projectId: input.projectId, sessionId: input.sessionId, agentName: input.agentName, toolName: input.toolName,
@@ -34,7 +37,7 @@ export class CallbackStore {
       status: 'pending', createdAt: new Date(now).toISOString(), expiresAt: new Date(now + input.ttlMs).toISOString(), processedAt: null,
     };
     await this.#callbacks.put([id], record);
-    return { record, secret };
+    return record;
   }
 
   /** The callback, or undefined. */

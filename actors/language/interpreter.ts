@@ -10,7 +10,7 @@ import type { ModelMessage, ModelTool } from './model-port.js';
 import type { ActionSetSpec, AgentProgram, CompareOp, Condition, FlowProgram, KnowledgeEntry, SlotSpec, Step, Template } from './program.js';
 import { renderTemplate, resolvePath } from './template.js';
 import { coerceParams, paramsJsonSchema, type ToolCallOutcome, type ToolSpec } from './tool-spec.js';
-import { MAX_HANDOFFS_PER_TURN, type ActionSet, type ConversationState, type ModelCallRecord, type TraceEvent, type TurnHost, type TurnInput, type Usage } from './turn.js';
+import { MAX_HANDOFFS_PER_TURN, type ActionSet, type ConversationState, type ModelCallRecord, type TraceEvent, type TurnHost, type TurnInput, type TurnStep, type TurnStepKind, type Usage } from './turn.js';
 
 /** Said when an agent has no FALLBACK and nothing else applies. */
 export const DEFAULT_FALLBACK = "Sorry, I didn't understand that. Could you say it another way?";
@@ -138,6 +138,8 @@ export class Interpreter {
   readonly traceEvents: TraceEvent[] = [];
   readonly usage: Usage = { inputTokens: 0, outputTokens: 0 };
   readonly modelCalls: ModelCallRecord[] = [];
+  /** Flow, GATHER, tool, knowledge and fallback steps, in order (see TurnStep). */
+  readonly steps: TurnStep[] = [];
   /** Choices collected from ACTION_SET steps; undefined when none ran. */
   actions: ActionSet | undefined;
   readonly #state: ConversationState;
@@ -184,7 +186,7 @@ export class Interpreter {
       const next = this.#conversation && handoffs < MAX_HANDOFFS_PER_TURN ? await this.#host.program(outcome.target) : undefined;
       if (!next) {
         // Unknown target, a delegation, or the loop guard: the agent in control answers its fallback.
-        this.#say(current.fallback ? this.#render(current, current.fallback) : DEFAULT_FALLBACK);
+        this.#sayFallback(current);
         break;
       }
       handoffs++;
@@ -206,6 +208,15 @@ export class Interpreter {
 
   #now(): Date {
     return this.#host.now?.() ?? new Date();
+  }
+
+  #step(kind: TurnStepKind, program: AgentProgram, detail: Omit<TurnStep, 'kind' | 'agent' | 'at'> = {}): void {
+    this.steps.push({ kind, agent: program.name, ...detail, at: this.#now().toISOString() });
+  }
+
+  #sayFallback(program: AgentProgram): void {
+    this.#step('fallback', program);
+    this.#say(program.fallback ? this.#render(program, program.fallback) : DEFAULT_FALLBACK);
   }
 
   async #handleWith(program: AgentProgram): Promise<Outcome> {
@@ -242,6 +253,7 @@ export class Interpreter {
     }
     if (c.flow) return this.#runFlow(program, c.flow, 0, message, true);
     if (c.knowledge && c.confidence >= KNOWLEDGE_THRESHOLD) {
+      this.#step('knowledge', program);
       this.#say(this.#render(program, c.knowledge.answer));
       return DONE;
     }
@@ -252,7 +264,7 @@ export class Interpreter {
         return DONE;
       }
     }
-    this.#say(program.fallback ? this.#render(program, program.fallback) : DEFAULT_FALLBACK);
+    this.#sayFallback(program);
     return DONE;
   }
 
@@ -265,7 +277,7 @@ export class Interpreter {
     if (answer.ok) this.#bind(as, { ok: true, value: answer.payload ?? '' });
     else this.#bind(as, { ok: false, error: answer.error || 'the request failed' });
     if (!flow) {
-      this.#say(program.fallback ? this.#render(program, program.fallback) : DEFAULT_FALLBACK);
+      this.#sayFallback(program);
       return DONE;
     }
     this.#confidence = 1;
@@ -296,7 +308,9 @@ export class Interpreter {
     const value = parseSlotAnswer(slot, this.#input.message);
     if (value === undefined) {
       const failed = attempts + 1;
+      this.#step('gather_invalid', program, { flow: flow.name, slot: slot.name });
       if (failed >= MAX_SLOT_ATTEMPTS) {
+        this.#step('flow_end', program, { flow: flow.name, error: `abandoned after ${failed} invalid answers to ${slot.name}` });
         this.#say(GIVE_UP_MESSAGE);
         return DONE;
       }
@@ -306,6 +320,7 @@ export class Interpreter {
       return DONE;
     }
     this.#state.slots[slot.name] = value;
+    this.#step('gather_filled', program, { flow: flow.name, slot: slot.name });
     this.#confidence = 1;
     this.#flow = flow;
     return this.#runFlow(program, flow, stepIndex, this.#input.message, false);
@@ -316,7 +331,9 @@ export class Interpreter {
     if (fresh) {
       // A new run of the flow must not reuse answers from an earlier run.
       for (const s of flow.steps) if (s.kind === 'gather') for (const slot of s.slots) delete this.#state.slots[slot.name];
+      this.#step('flow_start', program, { flow: flow.name });
     }
+    const started = performance.now();
     const said = this.#parts.length;
     let i = start;
     while (i < flow.steps.length) {
@@ -328,9 +345,11 @@ export class Interpreter {
             const found = extractSlot(slot, source);
             if (found !== undefined) {
               this.#state.slots[slot.name] = found;
+              this.#step('gather_filled', program, { flow: flow.name, slot: slot.name });
               continue;
             }
             this.#state.pending = { agent: program.name, flow: flow.name, step: i, slot: slot.name, attempts: 0 };
+            this.#step('gather_prompt', program, { flow: flow.name, slot: slot.name });
             this.#say(this.#render(program, slot.prompt));
             return DONE;
           }
@@ -357,7 +376,12 @@ export class Interpreter {
           const scope = this.#scope(program);
           const args: Record<string, unknown> = {};
           for (const [k, v] of Object.entries(step.args)) args[k] = 'literal' in v ? v.literal : resolvePath(scope, v.path);
-          const outcome: ToolCallOutcome = tool ? await this.#callTool(program, tool, args) : { ok: false, error: `the tool ${step.tool} does not exist` };
+          let outcome: ToolCallOutcome;
+          if (tool) outcome = await this.#callTool(program, tool, args);
+          else {
+            outcome = { ok: false, error: `the tool ${step.tool} does not exist` };
+            this.#step('tool_call', program, { tool: step.tool, duration_ms: 0, error: outcome.error });
+          }
           if (outcome.ok && outcome.suspended) {
             if (!this.#conversation) {
               this.#bind(step.as, { ok: false, error: 'this tool answers later, which is not possible in a delegated task' });
@@ -385,6 +409,8 @@ export class Interpreter {
           break;
       }
     }
+    // duration_ms covers this turn's part of the flow (a flow with GATHER questions spans turns).
+    this.#step('flow_end', program, { flow: flow.name, duration_ms: Math.round(performance.now() - started) });
     if (this.#parts.length === said) this.#say(FLOW_DONE_MESSAGE);
     return DONE;
   }
@@ -408,6 +434,14 @@ export class Interpreter {
   }
 
   async #callTool(program: AgentProgram, tool: ToolSpec, args: Record<string, unknown>): Promise<ToolCallOutcome> {
+    const started = performance.now();
+    const outcome = await this.#invokeTool(program, tool, args);
+    const error = outcome.ok ? undefined : outcome.error || 'the tool failed';
+    this.#step('tool_call', program, { tool: tool.name, duration_ms: Math.round(performance.now() - started), ...(error !== undefined ? { error } : {}) });
+    return outcome;
+  }
+
+  async #invokeTool(program: AgentProgram, tool: ToolSpec, args: Record<string, unknown>): Promise<ToolCallOutcome> {
     const callTool = this.#host.callTool;
     if (!callTool) return { ok: false, error: 'tools are not available here' };
     const params = coerceParams(tool.params, args);

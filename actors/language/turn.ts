@@ -37,6 +37,25 @@ export interface ModelCallRecord {
   durationMs: number;
 }
 
+/** Kinds of step a turn reports (recorded by the session as `flow`/`gather` analytics events). */
+export type TurnStepKind = 'flow_start' | 'flow_end' | 'gather_prompt' | 'gather_filled' | 'gather_invalid' | 'tool_call' | 'fallback' | 'knowledge';
+
+/**
+ * One step of a turn, in the order it happened. `agent` is the agent that ran it (a turn can
+ * cross handoffs); `error` is set on a failed tool_call and on a flow_end that abandoned the flow.
+ */
+export interface TurnStep {
+  kind: TurnStepKind;
+  agent: string;
+  flow?: string;
+  slot?: string;
+  tool?: string;
+  /** ISO 8601, from the host's clock. */
+  at: string;
+  duration_ms?: number;
+  error?: string;
+}
+
 /** What the caller provides to a turn: other agents, delegation, models, tools, streaming, clock. */
 export interface TurnHost {
   /** Another agent of the same project; undefined for an unknown agent. */
@@ -100,6 +119,8 @@ export interface TurnResult {
   actions?: ActionSet;
   /** Language-model calls made in this turn (empty for builtin agents). */
   modelCalls: ModelCallRecord[];
+  /** Flow, GATHER, tool, knowledge and fallback steps of this turn, in order. */
+  steps: TurnStep[];
   /** True when the turn ended waiting for an ASYNC tool's callback (see resumeTurn). */
   suspended: boolean;
 }
@@ -138,6 +159,7 @@ function result(run: Interpreter, state: ConversationState, agentName: string): 
     agentName,
     ...(run.actions ? { actions: run.actions } : {}),
     modelCalls: run.modelCalls,
+    steps: run.steps,
     suspended: state.pending?.callbackId !== undefined,
   };
 }

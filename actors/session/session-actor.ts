@@ -1,43 +1,28 @@
 import { performance } from 'node:perf_hooks';
 import { ParleyError, type Actor, type ActorEnv, type ActorKind, type MessageContext } from '../../runtime/index.js';
-import { initialState, runDelegation, runTurn, type AgentProgram, type TurnHost } from '../language/index.js';
-import { AgentStore } from '../agents/agent-store.js';
-import { ProgramCache } from '../agents/program-cache.js';
-import { TenancyStore } from '../tenancy/tenancy-store.js';
+import { initialState, resumeTurn, runTurn, type TurnResult } from '../language/index.js';
 import { deploymentEntryAgent } from '../deployments/chat-target.js';
-import { DeploymentStore } from '../deployments/deployment-store.js';
 import { resolveManifest } from '../deployments/manifest.js';
-import { withModelOverride } from '../deployments/model-override.js';
 import { admitContinuedSession, admitNewSession } from '../deployments/session-admission.js';
+import type { ConversationServices } from './conversation-services.js';
 import { chooseEntryAgent } from './entry-agent.js';
-import type { DelegateMessage, DelegateReply, SessionMessage, TextDeltaChunk, TurnMessage, TurnReply } from './session-messages.js';
+import type { Continuation, ResumeReply, SessionMessage, TextDeltaChunk, TurnMessage, TurnReply } from './session-messages.js';
 import type { SessionRecord } from './session-records.js';
-import { SessionStore } from './session-store.js';
+import { turnEvents } from './turn-events.js';
+import { newSpanId, turnHost, type TurnScope } from './turn-host.js';
 
 /** Longest user message accepted, in characters. */
 export const MAX_MESSAGE_LENGTH = 32_000;
-
-/** Thread-wide services of the session and delegation actors, created once per thread. */
-export interface ConversationServices {
-  tenancy: TenancyStore;
-  agents: AgentStore;
-  sessions: SessionStore;
-  programs: ProgramCache;
-  deployments: DeploymentStore;
-}
-
-/** Builds the per-thread services the conversation actors share. */
-export function conversationServices(env: ActorEnv): ConversationServices {
-  const agents = new AgentStore(env.store);
-  return { tenancy: new TenancyStore(env.store), agents, sessions: new SessionStore(env.store), programs: new ProgramCache(agents), deployments: DeploymentStore.of(env.store) };
-}
+/** Transcript lines given to a language model as context. */
+const HISTORY_LINES = 20;
 
 /**
  * One actor per chat session (key: the session id). It holds the session in memory between
  * turns, runs each turn of the agent program, and persists the new state and transcript before
  * it replies, so an answered turn survives a crash and a restarted actor resumes from it.
+ * A turn that calls an ASYNC tool suspends; the callback's resume job continues it here.
  */
-class SessionActor implements Actor {
+export class SessionActor implements Actor {
   readonly #key: string;
   readonly #env: ActorEnv;
   readonly #svc: ConversationServices;
@@ -50,12 +35,27 @@ class SessionActor implements Actor {
     this.#record = svc.sessions.byId(key);
   }
 
-  receive(message: unknown, ctx: MessageContext): Promise<TurnReply> {
+  receive(message: unknown, ctx: MessageContext): Promise<TurnReply | ResumeReply | Continuation[]> {
     const msg = message as SessionMessage;
     switch (msg.type) {
       case 'turn':
         return this.#turn(msg, ctx);
+      case 'resume':
+        return this.#resume(ctx);
+      case 'take-continuations':
+        return this.#takeContinuations(msg.tenantId);
     }
+  }
+
+  async #takeContinuations(tenantId: string): Promise<Continuation[]> {
+    const session = this.#record;
+    if (!session || session.tenantId !== tenantId) throw new ParleyError('NOT_FOUND', 'Session not found');
+    const taken = session.undelivered ?? [];
+    if (taken.length === 0) return taken;
+    const next = { ...session, undelivered: [] };
+    await this.#svc.sessions.saveTurn(next, [], false);
+    this.#record = next;
+    return taken;
   }
 
   async #turn(msg: TurnMessage, ctx: MessageContext): Promise<TurnReply> {
@@ -71,75 +71,106 @@ class SessionActor implements Actor {
       if (deployment) admitContinuedSession(deployment, existing.updatedAt, Date.now(), this.#env.config.sessionIdleMs);
     }
     const session = existing ?? this.#newSession(msg);
-    const pinned = { ...session.agentVersions };
-    // A deployment session runs exactly its manifest: agents outside it are unknown to it.
-    const onDeployment = Boolean(session.deploymentId);
-    const overrides = session.modelOverrides ?? {};
-    const { tenantId, projectId } = session;
-    const svc = this.#svc;
-    const env = this.#env;
-    let delegations = 0;
-
-    const host: TurnHost = {
-      program: async (name: string): Promise<AgentProgram | undefined> => {
-        let version = pinned[name];
-        if (version === undefined) {
-          if (onDeployment) return undefined;
-          const agent = svc.agents.get(tenantId, projectId, name);
-          if (!agent || agent.versionCount === 0) return undefined;
-          version = agent.versionCount;
-          pinned[name] = version;
-        }
-        return withModelOverride(svc.programs.get(tenantId, projectId, name, version), overrides[name]);
-      },
-      delegate: async (name: string, task: string) => {
-        if (onDeployment && pinned[name] === undefined) return { ok: false as const, error: `agent "${name}" is not part of this deployment` };
-        // A delegate is pinned like any agent the session uses (docs/chat.md).
-        if (pinned[name] === undefined) {
-          const agent = svc.agents.get(tenantId, projectId, name);
-          if (agent && agent.versionCount > 0) pinned[name] = agent.versionCount;
-        }
-        const request: DelegateMessage = {
-          type: 'delegate', tenantId, projectId, agentName: name, version: pinned[name], task, depth: 1,
-          pinned: onDeployment ? pinned : undefined, modelOverrides: onDeployment ? overrides : undefined,
-        };
-        try {
-          const reply = await env.ask<DelegateReply>({ kind: 'delegation', key: `${session.id}/${session.messageCount}/${delegations++}` }, request, { requestId: ctx.requestId });
-          return { ok: true as const, response: reply.response };
-        } catch (err) {
-          return { ok: false as const, error: err instanceof ParleyError ? err.message : 'delegation failed' };
-        }
-      },
-      onText: msg.stream ? (delta: string) => ctx.emit({ type: 'text_delta', delta } satisfies TextDeltaChunk) : undefined,
-    };
-
-    const result = await runTurn(session.conversation, { message: msg.message, sessionId: session.id }, host);
+    const scope = this.#scope(session, ctx.requestId);
+    const host = turnHost(this.#env, this.#svc, scope, msg.stream ? (delta) => ctx.emit({ type: 'text_delta', delta } satisfies TextDeltaChunk) : undefined);
+    const history = existing ? this.#svc.sessions.recentTranscript(session.tenantId, session.id, HISTORY_LINES).map((e) => ({ role: e.role, text: e.text })) : [];
+    const startedAt = new Date();
+    let result: TurnResult;
+    try {
+      result = await runTurn(session.conversation, { message: msg.message, sessionId: session.id, history, contact: this.#contact(session) }, host);
+    } catch (err) {
+      this.#svc.events.record({
+        tenantId: session.tenantId, projectId: session.projectId, category: 'system', event_type: 'turn_error', agent_name: session.conversation.currentAgent,
+        session_id: session.id, channel: 'api', timestamp: startedAt.toISOString(), duration_ms: Date.now() - startedAt.getTime(),
+        error: err instanceof ParleyError ? err.message : 'Unexpected internal error', span_id: scope.spanId, parent_span_id: null, metadata: {},
+      });
+      throw err;
+    }
     const now = new Date().toISOString();
+    const continuations = session.undelivered ?? [];
     const next: SessionRecord = {
       ...session,
-      agentVersions: pinned,
+      agentVersions: scope.pinned,
       conversation: result.state,
       handoffCount: result.state.handoffCount,
       messageCount: session.messageCount + 2,
+      undelivered: [],
       updatedAt: now,
     };
-    await svc.sessions.saveTurn(
+    await this.#svc.sessions.saveTurn(
       next,
       [
         { role: 'user', text: msg.message, at: now },
-        { role: 'agent', text: result.response, agentName: result.agentName, traceEvents: result.traceEvents, at: now },
+        { role: 'agent', text: result.response, agentName: result.agentName, traceEvents: result.traceEvents, ...(result.actions ? { actions: result.actions } : {}), at: now },
       ],
       existing === undefined,
     );
     this.#record = next;
+    const latencyMs = Math.round((performance.now() - started) * 100) / 100;
+    for (const e of turnEvents(session, scope.spanId, startedAt, latencyMs, result, existing === undefined)) this.#svc.events.record(e);
     return {
       sessionId: session.id,
       response: result.response,
       traceEvents: result.traceEvents,
       agentName: result.agentName,
       usage: result.usage,
-      latencyMs: Math.round((performance.now() - started) * 100) / 100,
+      latencyMs,
+      ...(result.actions ? { actions: result.actions } : {}),
+      suspended: result.suspended,
+      messageCount: next.messageCount,
+      continuations,
     };
+  }
+
+  /** Runs every claimed callback of this session, each in its own transaction with its job's removal. */
+  async #resume(ctx: MessageContext): Promise<ResumeReply> {
+    let resumed = 0;
+    const session = this.#record;
+    if (!session) return { resumed };
+    for (const job of this.#svc.callbacks.jobsFor(session.id)) {
+      const current = this.#record!;
+      const removeJob = (): void => this.#svc.callbacks.removeJobSync(current.id, job.callbackId);
+      if (current.conversation.pending?.callbackId !== job.callbackId) {
+        // Expired and already resumed with an error by a later message: nothing to continue.
+        await this.#svc.sessions.saveTurn(current, [], false, removeJob);
+        continue;
+      }
+      const scope = this.#scope(current, ctx.requestId);
+      const startedAt = new Date();
+      const result = await resumeTurn(current.conversation, { callbackId: job.callbackId, payload: job.payload, sessionId: current.id, contact: this.#contact(current) }, turnHost(this.#env, this.#svc, scope, undefined));
+      const now = new Date().toISOString();
+      const next: SessionRecord = {
+        ...current,
+        agentVersions: scope.pinned,
+        conversation: result.state,
+        handoffCount: result.state.handoffCount,
+        messageCount: current.messageCount + 1,
+        undelivered: [...(current.undelivered ?? []), { response: result.response, agentName: result.agentName, at: now }],
+        updatedAt: now,
+      };
+      const entry = { role: 'agent' as const, text: result.response, agentName: result.agentName, traceEvents: result.traceEvents, callbackId: job.callbackId, ...(result.actions ? { actions: result.actions } : {}), at: now };
+      await this.#svc.sessions.saveTurn(next, [entry], false, removeJob);
+      this.#record = next;
+      for (const e of turnEvents(current, scope.spanId, startedAt, Date.now() - startedAt.getTime(), result, false, 'resume')) this.#svc.events.record(e);
+      resumed++;
+    }
+    return { resumed };
+  }
+
+  #scope(session: SessionRecord, requestId: string | undefined): TurnScope {
+    return {
+      tenantId: session.tenantId, projectId: session.projectId, sessionId: session.id, pinned: { ...session.agentVersions },
+      onDeployment: Boolean(session.deploymentId), overrides: session.modelOverrides ?? {}, environment: session.environment ?? 'dev',
+      requestId, spanId: newSpanId(), depth: 0, delegationKey: `${session.id}/${session.messageCount}`,
+    };
+  }
+
+  // The linked contact for {{contact.*}}, without the fields that are the service's, not the contact's.
+  #contact(session: SessionRecord): Record<string, unknown> | undefined {
+    const contact = this.#svc.contacts.contactForSession(session.tenantId, session.id);
+    if (!contact) return undefined;
+    const { tenantId: _tenant, ...rest } = contact as unknown as Record<string, unknown>;
+    return rest;
   }
 
   #newSession(msg: TurnMessage): SessionRecord {
@@ -150,7 +181,7 @@ class SessionActor implements Actor {
     const now = new Date().toISOString();
     return {
       id: this.#key, tenantId: msg.tenantId, projectId: project.id, status: 'active', entryAgent: entry.name,
-      agentVersions: { [entry.name]: entry.version }, conversation: initialState(entry.name),
+      agentVersions: { [entry.name]: entry.version }, environment: 'dev', conversation: initialState(entry.name),
       handoffCount: 0, messageCount: 0, createdAt: now, updatedAt: now,
     };
   }
@@ -166,59 +197,13 @@ class SessionActor implements Actor {
     return {
       id: this.#key, tenantId: msg.tenantId, projectId: deployment.projectId, status: 'active', entryAgent,
       agentVersions: resolveManifest(msg.tenantId, deployment.projectId, deployment.agentVersionManifest, svc.agents),
-      deploymentId: deployment.id, modelOverrides: deployment.modelOverrides,
+      deploymentId: deployment.id, modelOverrides: deployment.modelOverrides, environment: deployment.environment,
       conversation: initialState(entryAgent), handoffCount: 0, messageCount: 0, createdAt: now, updatedAt: now,
     };
   }
 }
 
-/** Runs an agent once on a task for a DELEGATE step; stateless, so any number can run in parallel. */
-class DelegationActor implements Actor {
-  readonly #env: ActorEnv;
-  readonly #svc: ConversationServices;
-
-  constructor(env: ActorEnv, svc: ConversationServices) {
-    this.#env = env;
-    this.#svc = svc;
-  }
-
-  async receive(message: unknown, ctx: MessageContext): Promise<DelegateReply> {
-    const msg = message as DelegateMessage;
-    const { tenantId, projectId } = msg;
-    const svc = this.#svc;
-    const programOf = (name: string, version: number | undefined): AgentProgram | undefined => {
-      // On a deployment only its pinned versions run; elsewhere an unpinned agent runs its latest.
-      const v = msg.pinned ? msg.pinned[name] : (version ?? svc.agents.get(tenantId, projectId, name)?.versionCount);
-      return v ? withModelOverride(svc.programs.get(tenantId, projectId, name, v), msg.modelOverrides?.[name]) : undefined;
-    };
-    const program = programOf(msg.agentName, msg.version);
-    if (!program) throw new ParleyError('NOT_FOUND', `Agent "${msg.agentName}" has no compiled version`);
-    let n = 0;
-    const host: TurnHost = {
-      program: async (name) => programOf(name, undefined),
-      delegate: async (name, task) => {
-        if (msg.depth >= MAX_DELEGATION_DEPTH) return { ok: false as const, error: 'delegation nested too deeply' };
-        const request: DelegateMessage = { type: 'delegate', tenantId, projectId, agentName: name, version: undefined, task, depth: msg.depth + 1, pinned: msg.pinned, modelOverrides: msg.modelOverrides };
-        try {
-          const reply = await this.#env.ask<DelegateReply>({ kind: 'delegation', key: `${ctx.self.key}/${n++}` }, request, { requestId: ctx.requestId });
-          return { ok: true as const, response: reply.response };
-        } catch (err) {
-          return { ok: false as const, error: err instanceof ParleyError ? err.message : 'delegation failed' };
-        }
-      },
-    };
-    const { response } = await runDelegation(program, msg.task, host);
-    return { response };
-  }
-}
-
-/** Delegations may nest this deep (a delegate delegating...), no further. */
-export const MAX_DELEGATION_DEPTH = 3;
-
-/** Creates the session and delegation kinds sharing one set of thread services. */
-export function conversationKinds(svcOf: (env: ActorEnv) => ConversationServices): { session: ActorKind; delegation: ActorKind } {
-  return {
-    session: { create: (key, env) => new SessionActor(key, env, svcOf(env)) },
-    delegation: { create: (_key, env) => new DelegationActor(env, svcOf(env)) },
-  };
+/** The `session` actor kind over one thread's services. */
+export function sessionActorKind(svcOf: (env: ActorEnv) => ConversationServices): ActorKind {
+  return { create: (key, env) => new SessionActor(key, env, svcOf(env)) };
 }

@@ -1,4 +1,4 @@
-import type { TraceEvent } from '../language/index.js';
+import type { ActionSet, TraceEvent } from '../language/index.js';
 import type { ModelOverride } from '../deployments/deployment-records.js';
 
 /** A user message for a session. `create` starts the session when it does not exist yet. */
@@ -20,8 +20,26 @@ export interface TurnMessage {
   deploymentId?: string | undefined;
 }
 
+/** Runs the session's claimed callbacks (sent by the callback route and at start-up). */
+export interface ResumeMessage {
+  type: 'resume';
+}
+
+/** Hands over (and forgets) the continuations not delivered yet: a waiting stream polls with it. */
+export interface TakeContinuationsMessage {
+  type: 'take-continuations';
+  tenantId: string;
+}
+
 /** Every message the session actor understands. */
-export type SessionMessage = TurnMessage;
+export type SessionMessage = TurnMessage | ResumeMessage | TakeContinuationsMessage;
+
+/** A continuation produced by a callback while nobody was waiting; delivered with the next reply. */
+export interface Continuation {
+  response: string;
+  agentName: string;
+  at: string;
+}
 
 /** A streamed piece of the response. */
 export interface TextDeltaChunk {
@@ -37,6 +55,19 @@ export interface TurnReply {
   agentName: string;
   usage: { inputTokens: number; outputTokens: number };
   latencyMs: number;
+  /** Present when an ACTION_SET ran (buttons, selects, text inputs). */
+  actions?: ActionSet;
+  /** True when the turn waits for an ASYNC tool's callback. */
+  suspended: boolean;
+  /** Transcript length after this turn (a stream waits for lines after it). */
+  messageCount: number;
+  /** Continuations of earlier suspended turns that were not delivered yet. */
+  continuations: Continuation[];
+}
+
+/** Reply to a resume message. */
+export interface ResumeReply {
+  resumed: number;
 }
 
 /** A request to run an agent once on a task (DELEGATE). */
@@ -44,6 +75,12 @@ export interface DelegateMessage {
   type: 'delegate';
   tenantId: string;
   projectId: string;
+  /** The session the delegation works for (memory of CODE tools, analytics). */
+  sessionId: string;
+  /** Environment whose tool secrets the delegate's tools read. */
+  environment: string;
+  /** Span of the delegating turn. */
+  parentSpanId: string;
   agentName: string;
   /** Pinned version; the latest when undefined. */
   version: number | undefined;

@@ -1,4 +1,5 @@
-import type { ConversationState, TraceEvent } from '../language/index.js';
+import type { ActionSet, ConversationState, TraceEvent } from '../language/index.js';
+import type { Continuation } from './session-messages.js';
 import type { ModelOverride } from '../deployments/deployment-records.js';
 
 /** A chat session as stored; the session actor is its only writer. */
@@ -14,9 +15,13 @@ export interface SessionRecord {
   deploymentId?: string | null;
   /** The deployment's per-agent model overrides, copied at session start. */
   modelOverrides?: Record<string, ModelOverride>;
+  /** Environment whose tool secrets the session's tools read (the deployment's, else dev). */
+  environment?: string;
   conversation: ConversationState;
   handoffCount: number;
   messageCount: number;
+  /** Continuations of suspended turns not yet delivered in a chat reply. */
+  undelivered?: Continuation[];
   createdAt: string;
   updatedAt: string;
 }
@@ -27,6 +32,10 @@ export interface TranscriptEntry {
   text: string;
   agentName?: string;
   traceEvents?: TraceEvent[];
+  /** ACTION_SET of this answer (buttons, selects, text inputs). */
+  actions?: ActionSet;
+  /** Set on an answer produced by a callback (the continuation of a suspended turn). */
+  callbackId?: string;
   at: string;
 }
 
@@ -42,6 +51,8 @@ export interface SessionView {
   modelOverrides: Record<string, ModelOverride>;
   handoffCount: number;
   messageCount: number;
+  /** True while the session waits for an ASYNC tool's callback. */
+  suspended: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -52,6 +63,6 @@ export function sessionView(s: SessionRecord): SessionView {
     sessionId: s.id, projectId: s.projectId, status: s.status, entryAgent: s.entryAgent,
     currentAgent: s.conversation.currentAgent, agentVersions: s.agentVersions,
     deploymentId: s.deploymentId ?? null, modelOverrides: s.modelOverrides ?? {}, handoffCount: s.handoffCount,
-    messageCount: s.messageCount, createdAt: s.createdAt, updatedAt: s.updatedAt,
+    messageCount: s.messageCount, suspended: s.conversation.pending?.callbackId !== undefined, createdAt: s.createdAt, updatedAt: s.updatedAt,
   };
 }

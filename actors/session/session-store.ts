@@ -48,14 +48,28 @@ export class SessionStore {
     return { sessions, total: this.#sessions.count([tenantId, projectId]) };
   }
 
-  /** Writes the session and appends transcript lines in one transaction; resolves when durable. */
-  async saveTurn(session: SessionRecord, entries: TranscriptEntry[], isNew: boolean): Promise<void> {
+  /**
+   * Writes the session and appends transcript lines in one transaction; resolves when durable.
+   * `alsoInTransaction` adds writes of other stores (e.g. removing a resume job) to the same commit.
+   */
+  async saveTurn(session: SessionRecord, entries: TranscriptEntry[], isNew: boolean, alsoInTransaction?: () => void): Promise<void> {
     await this.#store.transaction(() => {
+      alsoInTransaction?.();
       if (isNew) this.#owners.putSync([session.id], { tenantId: session.tenantId, projectId: session.projectId });
       this.#sessions.putSync([session.tenantId, session.projectId, session.id], session);
       let seq = session.messageCount - entries.length;
       for (const entry of entries) this.#transcripts.putSync([session.tenantId, session.id, seq++], entry);
     });
+  }
+
+  /** The last `count` transcript lines, oldest first (the context a language model gets). */
+  recentTranscript(tenantId: string, sessionId: string, count: number): TranscriptEntry[] {
+    return this.#transcripts.range({ prefix: [tenantId, sessionId], reverse: true, limit: count }).map((e) => e.value).reverse();
+  }
+
+  /** Transcript lines from position `from` on (lines are numbered from 0 in order). */
+  transcriptFrom(tenantId: string, sessionId: string, from: number): TranscriptEntry[] {
+    return this.#transcripts.range({ prefix: [tenantId, sessionId] }).filter((e) => (e.key[2] as number) >= from).map((e) => e.value);
   }
 
   /** The session's transcript, oldest first. */

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { cuid, isCuid, ParleyError, toErrorValue } from '../../runtime/index.js';
-import { DeploymentStore, MAX_MESSAGE_LENGTH, admitNewSession, chatDeployment, chooseEntryAgent, deploymentEntryAgent, type TextDeltaChunk, type TurnMessage, type TurnReply } from '../../actors/index.js';
+import { DeploymentStore, MAX_MESSAGE_LENGTH, admitNewSession, chatDeployment, chooseEntryAgent, deploymentEntryAgent, type Continuation, type TextDeltaChunk, type TurnMessage, type TurnReply } from '../../actors/index.js';
 import type { GatewayDeps, RouteModule } from '../app.js';
 import { json, type RouteContext } from '../http.js';
 import { admitChat } from '../limits/gateway-limits.js';
-import { sseResult } from '../sse.js';
+import { sseResult, type SseWriter } from '../sse.js';
 import { compileValidator } from '../validate.js';
 
 const chatFields = {
@@ -54,9 +54,49 @@ function turnOf(deps: GatewayDeps, ctx: RouteContext, input: ChatInput, stream: 
   return { sessionId: cuid(), turn: { type: 'turn', tenantId, projectId: project.id, create: true, agentName: input.agentName, message: input.message, stream } };
 }
 
-/** The spec's chat response. */
+/** The spec's chat response, plus actions, suspension and pending continuations when there are any. */
 function chatResponse(reply: TurnReply): Record<string, unknown> {
-  return { success: true, sessionId: reply.sessionId, response: reply.response, traceEvents: reply.traceEvents, agentName: reply.agentName, usage: reply.usage, latencyMs: reply.latencyMs };
+  const body: Record<string, unknown> = { success: true, sessionId: reply.sessionId, response: reply.response, traceEvents: reply.traceEvents, agentName: reply.agentName, usage: reply.usage, latencyMs: reply.latencyMs };
+  if (reply.actions) body['actions'] = reply.actions;
+  if (reply.suspended) body['suspended'] = true;
+  if (reply.continuations.length > 0) body['continuations'] = reply.continuations;
+  return body;
+}
+
+/** How often a stream left open on a suspended turn asks for the continuation. */
+const CONTINUATION_POLL_MS = 500;
+
+/**
+ * Keeps a stream open after a turn suspended for an ASYNC tool: polls the session for the
+ * continuation and sends it as a `continuation` event, until it arrives, the wait passes the
+ * callback's deadline, or the client leaves.
+ */
+function awaitContinuation(deps: GatewayDeps, sse: SseWriter, sessionId: string, tenantId: string, requestId: string): Promise<void> {
+  const deadline = Date.now() + maxWaitMs(deps, sessionId);
+  return new Promise((resolve) => {
+    const poll = (): void => {
+      if (sse.closed || Date.now() > deadline) {
+        resolve();
+        return;
+      }
+      deps.actors.ask<Continuation[]>({ kind: 'session', key: sessionId }, { type: 'take-continuations', tenantId }, { requestId }).then(
+        (taken) => {
+          for (const c of taken) sse.event('continuation', c);
+          if (taken.length > 0) resolve();
+          else setTimeout(poll, CONTINUATION_POLL_MS);
+        },
+        () => resolve(),
+      );
+    };
+    setTimeout(poll, CONTINUATION_POLL_MS);
+  });
+}
+
+// The callback's own deadline bounds the wait (plus a second for the resume to run).
+function maxWaitMs(deps: GatewayDeps, sessionId: string): number {
+  const expiresAt = deps.sessions.byId(sessionId)?.conversation.pending?.expiresAt;
+  const left = expiresAt ? Date.parse(expiresAt) - Date.now() : 0;
+  return Math.max(0, Math.min(left, 24 * 3600_000)) + 1000;
 }
 
 /** POST /api/v1/chat/send, /agent and /stream (docs/chat.md). */
@@ -95,6 +135,10 @@ export const chatRoutes: RouteModule = (deps) => {
                 const { inputTokens, outputTokens } = reply.usage;
                 sse.event('usage', { inputTokens, outputTokens });
                 sse.event('complete', { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, latencyMs: reply.latencyMs, sessionId, agentName: reply.agentName });
+                for (const c of reply.continuations) sse.event('continuation', c);
+                if (!reply.suspended) return undefined;
+                sse.event('suspended', { sessionId });
+                return awaitContinuation(deps, sse, sessionId, ctx.principal.tenantId, ctx.req.requestId);
               },
               (err: unknown) => {
                 const value = toErrorValue(err);

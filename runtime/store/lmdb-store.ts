@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { open, type Database, type Key as LmdbKey, type RootDatabase } from 'lmdb';
 import { toBufferKey } from 'ordered-binary';
-import type { Collection, Entry, Key, RangeOptions, Store } from './store.js';
+import type { Collection, Entry, Key, KeyBounds, RangeOptions, Store } from './store.js';
 
 // msgpackr encoder options lmdb-js passes through (its typings omit them).
 const PLAIN_MSGPACK = { useRecords: false } as object;
@@ -119,11 +119,12 @@ class LmdbCollection<T> implements Collection<T> {
   }
 
   range(options: RangeOptions): Entry<T>[] {
-    const start = options.prefix.length === 0 ? undefined : (options.prefix as LmdbKey);
-    const end = prefixEnd(options.prefix);
+    const { start, end } = bounds(options.prefix, options);
+    // Reversed, lmdb-js takes [end, start) the other way round: flip both inclusions so the
+    // range stays [start, end).
     const iterable = this.db.getRange(
       options.reverse
-        ? { start: end, end: start, reverse: true, offset: options.offset, limit: options.limit }
+        ? { start: end, end: start, reverse: true, exclusiveStart: true, inclusiveEnd: true, offset: options.offset, limit: options.limit }
         : { start, end, offset: options.offset, limit: options.limit },
     );
     const out: Entry<T>[] = [];
@@ -131,7 +132,13 @@ class LmdbCollection<T> implements Collection<T> {
     return out;
   }
 
-  count(prefix: Key): number {
-    return this.db.getKeysCount({ start: prefix.length === 0 ? undefined : (prefix as LmdbKey), end: prefixEnd(prefix) });
+  count(prefix: Key, keyBounds?: KeyBounds): number {
+    return this.db.getKeysCount(bounds(prefix, keyBounds ?? {}));
   }
+}
+
+/** The lmdb-js [start, end) of a prefix, narrowed by optional start/end keys. */
+function bounds(prefix: Key, narrow: KeyBounds): { start: LmdbKey | undefined; end: LmdbKey } {
+  const start = narrow.start ?? (prefix.length === 0 ? undefined : prefix);
+  return { start: start as LmdbKey | undefined, end: narrow.end ? (narrow.end as LmdbKey) : prefixEnd(prefix) };
 }

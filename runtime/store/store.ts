@@ -22,6 +22,16 @@ export interface RangeOptions {
   limit?: number;
   /** Newest/highest key first. */
   reverse?: boolean;
+  /** Only keys at or after this one (a full or partial key that extends `prefix`). */
+  start?: Key;
+  /** Only keys before this one (exclusive; a full or partial key that extends `prefix`). */
+  end?: Key;
+}
+
+/** Optional bounds of a count, as in RangeOptions: start inclusive, end exclusive. */
+export interface KeyBounds {
+  start?: Key;
+  end?: Key;
 }
 
 /** A typed, ordered collection of records. Reads are synchronous (memory-mapped); writes are durable when their promise resolves. */
@@ -36,10 +46,10 @@ export interface Collection<T> {
   put(key: Key, value: T): Promise<void>;
   /** Deletes `key`; resolves true when something was there. Same durability as put. */
   remove(key: Key): Promise<boolean>;
-  /** Entries whose key starts with `prefix`, in key order. */
+  /** Entries whose key starts with `prefix` (and lies in [start, end) when given), in key order. */
   range(options: RangeOptions): Entry<T>[];
-  /** Number of entries whose key starts with `prefix`. */
-  count(prefix: Key): number;
+  /** Number of entries whose key starts with `prefix` (and lies in [start, end) when given). */
+  count(prefix: Key, bounds?: KeyBounds): number;
   /** Inside `Store.transaction`: write without waiting (the transaction commits all at once). */
   putSync(key: Key, value: T): void;
   /** Inside `Store.transaction`: delete without waiting. */

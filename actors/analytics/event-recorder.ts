@@ -1,0 +1,134 @@
+/**
+ * The EventSink producers write to: an in-memory bounded queue flushed to the EventStore every
+ * ~50 ms or every 1,000 events, one LMDB transaction per flush. record() never blocks and never
+ * throws; when the queue is full the event is dropped and counted (analytics are shed before
+ * chats slow down). One recorder per thread: LMDB serializes the writers.
+ */
+import type { AnalyticsEvent, EventSink, NewAnalyticsEvent } from './analytics-event.js';
+import { EventIdGenerator } from './event-codec.js';
+
+/** Where a recorder writes (EventStore.write, or a stand-in in tests). */
+export interface EventWriter {
+  write(events: readonly AnalyticsEvent[]): Promise<void>;
+}
+
+/** Tuning of a recorder. */
+export interface EventRecorderOptions {
+  /** Events waiting beyond this are dropped; default 20,000. */
+  maxQueue?: number;
+  /** A flush starts as soon as this many wait; default 1,000. */
+  batchSize?: number;
+  /** Otherwise waiting events are flushed after this many ms; default 50. */
+  flushMs?: number;
+  /** Most events written in one transaction; default 5,000. */
+  maxPerFlush?: number;
+}
+
+/** Counters of a recorder. */
+export interface RecorderStats {
+  /** Events committed to the store. */
+  recorded: number;
+  /** Events shed: queue full, invalid, or lost to a failed write. */
+  dropped: number;
+  /** Transactions written. */
+  flushes: number;
+  /** Events waiting now. */
+  queued: number;
+}
+
+/** Batched, asynchronous EventSink over an EventWriter. */
+export class EventRecorder implements EventSink {
+  readonly #writer: EventWriter;
+  readonly #maxQueue: number;
+  readonly #batchSize: number;
+  readonly #flushMs: number;
+  readonly #maxPerFlush: number;
+  readonly #ids = new EventIdGenerator();
+  #queue: AnalyticsEvent[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #flushing: Promise<void> | undefined;
+  #closed = false;
+  #recorded = 0;
+  #dropped = 0;
+  #flushes = 0;
+
+  constructor(writer: EventWriter, options: EventRecorderOptions = {}) {
+    this.#writer = writer;
+    this.#maxQueue = options.maxQueue ?? 20_000;
+    this.#batchSize = options.batchSize ?? 1000;
+    this.#flushMs = options.flushMs ?? 50;
+    this.#maxPerFlush = options.maxPerFlush ?? 5000;
+  }
+
+  /** Queues an event (assigning its id); never throws, never waits. */
+  record(event: NewAnalyticsEvent): void {
+    try {
+      if (this.#closed || this.#queue.length >= this.#maxQueue) {
+        this.#dropped++;
+        return;
+      }
+      const ts = Date.parse(event.timestamp);
+      if (!Number.isFinite(ts)) {
+        this.#dropped++;
+        return;
+      }
+      this.#queue.push({ ...event, id: this.#ids.next(ts) });
+      if (this.#queue.length >= this.#batchSize) this.#schedule(0);
+      else this.#schedule(this.#flushMs);
+    } catch {
+      this.#dropped++;
+    }
+  }
+
+  /** Current counters. */
+  stats(): RecorderStats {
+    return { recorded: this.#recorded, dropped: this.#dropped, flushes: this.#flushes, queued: this.#queue.length };
+  }
+
+  /** Writes everything queued now; resolves when it is committed. */
+  async flush(): Promise<void> {
+    while (this.#flushing) await this.#flushing;
+    while (this.#queue.length > 0) {
+      this.#flushing = this.#flushOnce();
+      await this.#flushing;
+      this.#flushing = undefined;
+    }
+  }
+
+  /** Stops accepting events and flushes the rest; safe to call twice. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.flush();
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#flushing) return; // the running flush reschedules when it ends
+    if (this.#timer) {
+      if (delayMs > 0) return;
+      clearTimeout(this.#timer);
+    }
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#flushing = this.#flushOnce().finally(() => {
+        this.#flushing = undefined;
+        if (this.#queue.length > 0) this.#schedule(this.#queue.length >= this.#batchSize ? 0 : this.#flushMs);
+      });
+    }, delayMs);
+    this.#timer.unref();
+  }
+
+  async #flushOnce(): Promise<void> {
+    const batch = this.#queue.length <= this.#maxPerFlush ? this.#queue : this.#queue.slice(0, this.#maxPerFlush);
+    this.#queue = batch === this.#queue ? [] : this.#queue.slice(this.#maxPerFlush);
+    if (batch.length === 0) return;
+    try {
+      await this.#writer.write(batch);
+      this.#recorded += batch.length;
+    } catch {
+      this.#dropped += batch.length;
+    }
+    this.#flushes++;
+  }
+}
