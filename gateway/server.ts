@@ -4,6 +4,7 @@ import { callbackRoutes } from './routes/callback-routes.js';
 import { GatewayApp, type GatewayDeps, type RouteModule } from './app.js';
 import { Authenticator } from './auth.js';
 import { adminRoutes } from './routes/admin-routes.js';
+import { analyticsRoutes } from './routes/analytics-routes.js';
 import { agentRoutes } from './routes/agent-routes.js';
 import { apiKeyRoutes } from './routes/api-key-routes.js';
 import { authRoutes } from './routes/auth-routes.js';
@@ -24,7 +25,7 @@ import { listenUws, type UwsServer } from './uws-server.js';
 
 /** Every route module of the API, in one list (the security tests walk it). */
 export const ROUTE_MODULES: readonly RouteModule[] = [
-  healthRoutes, authRoutes, adminRoutes, projectRoutes, apiKeyRoutes, userRoutes, agentRoutes, chatRoutes, sessionRoutes, deploymentRoutes, contactRoutes, toolSecretRoutes, projectIoRoutes, modelSettingsRoutes, memoryRoutes, traceRoutes, voiceAnalyticsRoutes,
+  healthRoutes, authRoutes, adminRoutes, projectRoutes, apiKeyRoutes, userRoutes, agentRoutes, chatRoutes, sessionRoutes, deploymentRoutes, contactRoutes, toolSecretRoutes, projectIoRoutes, modelSettingsRoutes, memoryRoutes, analyticsRoutes, traceRoutes, voiceAnalyticsRoutes,
 ];
 
 /** A running Parley: its port, the parts tests reach into, and an idempotent close. */

@@ -19,6 +19,7 @@ export const PERMISSIONS = [
   'chat:write',
   'apikey:manage',
   'user:manage',
+  'analytics:write',
 ] as const;
 
 /** One permission name. */
