@@ -52,7 +52,7 @@ function expected(events: Ev[], groupBy: string[]): Map<string, { count: number;
   return out;
 }
 
-const qs = (o: Record<string, string | number>): string => new URLSearchParams(Object.entries(o).map(([k, v]) => [k, String(v)])).toString();
+const qs = (o: Record<string, string | number>): string => new URLSearchParams(Object.entries(o).map(([k, v]): [string, string] => [k, String(v)])).toString();
 
 describe('analytics API', () => {
   let server: TestServer;
@@ -123,7 +123,7 @@ describe('analytics API', () => {
       { category: 'tool', count: 10, error_rate: 0.2 },
     ]);
     const llm = await call(server.base, 'GET', `${path}/metrics?${qs({ category: 'llm', groupBy: 'agent_name', metrics: 'count' })}`);
-    assert.deepEqual(llm.body.data.buckets, [{ agent_name: 'sales', count: 20 }]);
+    assert.deepEqual(llm.body.data.buckets, [{ agent_name: 'sales', count: 10 }, { agent_name: 'support', count: 10 }]);
   });
 
   test('metrics refuse unknown dimensions, metrics, categories and bad time ranges', async () => {
