@@ -98,6 +98,16 @@ export class AgentStore {
     });
   }
 
+  /** Inside Store.transaction: writes an agent record (for batch writers such as project import). */
+  putSync(record: AgentRecord): void {
+    this.#agents.putSync([record.tenantId, record.projectId, record.name], record);
+  }
+
+  /** Inside Store.transaction: writes a version record; the caller keeps versionCount in step. */
+  putVersionSync(version: AgentVersion): void {
+    this.#versions.putSync([version.tenantId, version.projectId, version.agentName, version.version], version);
+  }
+
   /** One version, or undefined. */
   version(tenantId: string, projectId: string, name: string, version: number): AgentVersion | undefined {
     return this.#versions.get([tenantId, projectId, name, version]);

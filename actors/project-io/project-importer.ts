@@ -1,6 +1,6 @@
-import { ParleyError, cuid, type Collection, type Store } from '../../runtime/index.js';
+import { ParleyError, cuid, type Store } from '../../runtime/index.js';
 import type { AgentRecord, AgentVersion } from '../agents/agent-records.js';
-import { MAX_DSL_LENGTH } from '../agents/agent-store.js';
+import { AgentStore, MAX_DSL_LENGTH } from '../agents/agent-store.js';
 import { compileAgent, type AgentProgram } from '../language/index.js';
 import { PROJECT_FILE, agentNameOfPath, isDeploymentPath, sha256Of } from './archive-format.js';
 import type { VerifiedArchive } from './archive-reader.js';
@@ -56,20 +56,18 @@ interface ImportedAgent {
  */
 export class ProjectImporter {
   readonly #store: Store;
-  readonly #agents: Collection<AgentRecord>;
-  readonly #versions: Collection<AgentVersion>;
+  readonly #agents: AgentStore;
 
   constructor(store: Store) {
     this.#store = store;
-    this.#agents = store.collection('agents');
-    this.#versions = store.collection('agentVersions');
+    this.#agents = new AgentStore(store);
   }
 
   /** Validates the archive, then (unless dryRun) applies it atomically. */
   async import(tenantId: string, projectId: string, archive: VerifiedArchive, options: ImportOptions): Promise<ImportResult> {
     const warnings: ImportWarning[] = [];
     const agents = this.#validate(archive, warnings);
-    const existing = new Set(this.#agents.range({ prefix: [tenantId, projectId] }).map((e) => e.value.name));
+    const existing = new Set(this.#agents.list(tenantId, projectId).map((a) => a.name));
     const known = new Set([...existing, ...agents.map((a) => a.name)]);
     for (const a of agents) {
       for (const e of danglingReferences(programEdges(a.program), known)) warnings.push({ code: 'DANGLING_REFERENCE', agent: a.name, file: a.file, message: e.message });
@@ -126,9 +124,8 @@ export class ProjectImporter {
     const result = { created: [] as string[], updated: [] as string[], unchanged: [] as string[], versions: [] as { agent: string; version: number }[] };
     const now = new Date().toISOString();
     for (const a of agents) {
-      const key = [tenantId, projectId, a.name];
-      const current = this.#agents.get(key);
-      const latest = current && current.versionCount > 0 ? this.#versions.get([...key, current.versionCount]) : undefined;
+      const current = this.#agents.get(tenantId, projectId, a.name);
+      const latest = current && current.versionCount > 0 ? this.#agents.version(tenantId, projectId, a.name, current.versionCount) : undefined;
       const needsVersion = a.pinned && latest?.dslContent !== a.dslContent;
       const description = a.description === undefined ? (current?.description ?? null) : a.description;
       const versionCount = (current?.versionCount ?? 0) + (needsVersion ? 1 : 0);
@@ -142,10 +139,10 @@ export class ProjectImporter {
       const record: AgentRecord = current
         ? { ...current, dslContent: a.dslContent, description, versionCount, updatedAt: now }
         : { id: cuid(), tenantId, projectId, name: a.name, description, dslContent: a.dslContent, versionCount, createdAt: now, updatedAt: now };
-      this.#agents.putSync(key, record);
+      this.#agents.putSync(record);
       if (needsVersion) {
         const version: AgentVersion = { tenantId, projectId, agentName: a.name, version: versionCount, dslContent: a.dslContent, program: a.program, createdAt: now, createdBy: options.createdBy };
-        this.#versions.putSync([...key, versionCount], version);
+        this.#agents.putVersionSync(version);
       }
     }
     return result;

@@ -88,15 +88,7 @@ export class SessionActor implements Actor {
     }
     const now = new Date().toISOString();
     const continuations = session.undelivered ?? [];
-    const next: SessionRecord = {
-      ...session,
-      agentVersions: scope.pinned,
-      conversation: result.state,
-      handoffCount: result.state.handoffCount,
-      messageCount: session.messageCount + 2,
-      undelivered: [],
-      updatedAt: now,
-    };
+    const next = advance(session, scope, result, 2, [], now);
     await this.#svc.sessions.saveTurn(
       next,
       [
@@ -139,15 +131,7 @@ export class SessionActor implements Actor {
       const startedAt = new Date();
       const result = await resumeTurn(current.conversation, { callbackId: job.callbackId, payload: job.payload, sessionId: current.id, contact: this.#contact(current) }, turnHost(this.#env, this.#svc, scope, undefined));
       const now = new Date().toISOString();
-      const next: SessionRecord = {
-        ...current,
-        agentVersions: scope.pinned,
-        conversation: result.state,
-        handoffCount: result.state.handoffCount,
-        messageCount: current.messageCount + 1,
-        undelivered: [...(current.undelivered ?? []), { response: result.response, agentName: result.agentName, at: now }],
-        updatedAt: now,
-      };
+      const next = advance(current, scope, result, 1, [...(current.undelivered ?? []), { response: result.response, agentName: result.agentName, at: now }], now);
       const entry = { role: 'agent' as const, text: result.response, agentName: result.agentName, traceEvents: result.traceEvents, callbackId: job.callbackId, ...(result.actions ? { actions: result.actions } : {}), at: now };
       await this.#svc.sessions.saveTurn(next, [entry], false, removeJob);
       this.#record = next;
@@ -201,6 +185,19 @@ export class SessionActor implements Actor {
       conversation: initialState(entryAgent), handoffCount: 0, messageCount: 0, createdAt: now, updatedAt: now,
     };
   }
+}
+
+/** The session after a turn (or continuation) that added `lines` transcript lines. */
+function advance(session: SessionRecord, scope: TurnScope, result: TurnResult, lines: number, undelivered: Continuation[], now: string): SessionRecord {
+  return {
+    ...session,
+    agentVersions: scope.pinned,
+    conversation: result.state,
+    handoffCount: result.state.handoffCount,
+    messageCount: session.messageCount + lines,
+    undelivered,
+    updatedAt: now,
+  };
 }
 
 /** The `session` actor kind over one thread's services. */

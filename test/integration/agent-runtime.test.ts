@@ -98,8 +98,8 @@ test('CODE tool: an infinite loop ends in the error branch, and the server still
   assert.equal(spun.response, 'The loop was stopped: Tool spin ran longer than 300 ms');
   const after = await turn('add 3', { sessionId: spun.sessionId });
   assert.equal(after.response, 'added 6 (was 0), total 6');
-  const greeterless = await turn('spin again', { sessionId: spun.sessionId });
-  assert.match(greeterless.response, /^The loop was stopped/);
+  const again = await turn('spin again', { sessionId: spun.sessionId });
+  assert.match(again.response, /^The loop was stopped/);
 });
 
 test('model settings point openai at the fake server', async () => {
