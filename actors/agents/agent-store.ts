@@ -74,7 +74,9 @@ export class AgentStore {
    */
   async compile(tenantId: string, projectId: string, name: string, createdBy: string | null): Promise<AgentVersion> {
     const source = this.require(tenantId, projectId, name).dslContent;
-    const result = compileAgent(source);
+    // HANDOFF/DELEGATE may only name agents of this project (compiled or not yet).
+    const knownAgents = new Set(this.list(tenantId, projectId).map((a) => a.name));
+    const result = compileAgent(source, { knownAgents });
     if (!result.ok) {
       const first = result.errors[0]!;
       throw new ParleyError('VALIDATION_ERROR', `Line ${first.line}, column ${first.column}: ${first.message}`, { errors: result.errors });

@@ -263,9 +263,9 @@ function flatten(steps: readonly StepAst[], ctx: FlowContext, out: Step[]): void
         break;
       }
       case 'actions': {
-        const actions: { buttons: { label: Template; value: string }[]; selects: { label: Template; options: string[] }[]; textInputs: { label: Template }[] } = { buttons: [], selects: [], textInputs: [] };
+        const actions: { buttons: { label: Template; value: string | null }[]; selects: { label: Template; options: string[] }[]; textInputs: { label: Template }[] } = { buttons: [], selects: [], textInputs: [] };
         for (const a of s.actions) {
-          if (a.kind === 'button') actions.buttons.push({ label: template(diag, a.label), value: a.value ?? a.label.text });
+          if (a.kind === 'button') actions.buttons.push({ label: template(diag, a.label), value: a.value ?? null });
           else if (a.kind === 'select') actions.selects.push({ label: template(diag, a.label), options: [...a.options] });
           else actions.textInputs.push({ label: template(diag, a.label) });
         }

@@ -428,7 +428,10 @@ export class Interpreter {
 
   #addActions(program: AgentProgram, spec: ActionSetSpec): void {
     const a = (this.actions ??= { buttons: [], selects: [], textInputs: [] });
-    for (const b of spec.buttons) a.buttons.push({ label: this.#render(program, b.label), value: b.value });
+    for (const b of spec.buttons) {
+      const label = this.#render(program, b.label);
+      a.buttons.push({ label, value: b.value ?? label });
+    }
     for (const s of spec.selects) a.selects.push({ label: this.#render(program, s.label), options: [...s.options] });
     for (const t of spec.textInputs) a.textInputs.push({ label: this.#render(program, t.label) });
   }

@@ -41,7 +41,8 @@ export type ArgValue = { readonly path: readonly string[] } | { readonly literal
 
 /** The choices an ACTION_SET offers; labels are templates. */
 export interface ActionSetSpec {
-  readonly buttons: readonly { readonly label: Template; readonly value: string }[];
+  /** `value` null: the button sends its rendered label. */
+  readonly buttons: readonly { readonly label: Template; readonly value: string | null }[];
   readonly selects: readonly { readonly label: Template; readonly options: readonly string[] }[];
   readonly textInputs: readonly { readonly label: Template }[];
 }

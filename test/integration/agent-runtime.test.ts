@@ -29,6 +29,14 @@ after(async () => {
   await server.close();
 });
 
+/**
+ * The input tokens the builtin classifier counts for a message of plain words (one per word): a
+ * model agent's input usage is that plus the model's prompt tokens (docs/language.md, Language models).
+ */
+function classifierTokens(message: string): number {
+  return message.split(/\s+/).filter(Boolean).length;
+}
+
 /** One turn on /api/v1/chat/agent; throws unless 200. */
 function turn(message: string, options: { agentName?: string; sessionId?: string } = {}) {
   return chat(server, { projectId: server.projectId, message, ...options }, { endpoint: 'agent' });
@@ -52,9 +60,9 @@ test('HTTP tool: rendered URL and params reach the API, the secret header arrive
   assert.equal(created.body.secret.environment, 'dev');
   await deployAgent(server, 'weather', { source: httpToolAgent(api.base) });
 
-  const before = api.received.length;
+  const callsBefore = api.received.length;
   const reply = await turn('weather for Sao Paulo please', { agentName: 'weather' });
-  const received = api.received.slice(before);
+  const received = api.received.slice(callsBefore);
   assert.equal(received.length, 1, 'one call to the API');
   const sent = received[0]!;
   assert.equal(sent.method, 'GET');
@@ -68,10 +76,10 @@ test('HTTP tool: rendered URL and params reach the API, the secret header arrive
 });
 
 test('HTTP tool: the API answering 500 takes the flow\'s error branch, and the session goes on', async () => {
-  const before = api.received.length;
+  const callsBefore = api.received.length;
   const failed = await turn('outage report', { agentName: 'weather' });
-  assert.equal(api.received.length, before + 1, 'the failing API was called');
-  assert.equal(api.received.at(-1)!.url, '/status/500');
+  assert.equal(api.received.length, callsBefore + 1, 'the failing API was called');
+  assert.equal(api.received.at(-1)!.url, '/status/500?city=x');
   assert.equal(failed.response, 'The weather service failed: Tool outage answered HTTP 500');
   assert.ok(!failed.response.includes(API_SECRET));
 
@@ -119,12 +127,12 @@ test('model settings point openai at the fake server', async () => {
 
 test('model agent: the fake\'s text and usage come back; the request carries persona, model and key', async () => {
   openai.script({ kind: 'stream', text: ['Paris is ', 'the capital', ' of France.'], usage: { prompt_tokens: 42, completion_tokens: 7 } });
-  const before = openai.requests.length;
-  const reply = await turn('what is the capital of France?', { agentName: 'assistant' });
+  const callsBefore = openai.requests.length;
+  const reply = await turn('what is the capital of France', { agentName: 'assistant' });
   assert.equal(reply.response, 'Paris is the capital of France.');
-  assert.deepEqual(reply.body.usage, { inputTokens: 42, outputTokens: 7 });
+  assert.deepEqual(reply.body.usage, { inputTokens: 42 + classifierTokens('what is the capital of France'), outputTokens: 7 });
   assert.equal(reply.agentName, 'assistant');
-  assert.equal(openai.requests.length, before + 1);
+  assert.equal(openai.requests.length, callsBefore + 1);
   const sent = openai.requests.at(-1)!;
   assert.equal(sent.headers['authorization'], 'Bearer sk-test-agent-runtime-0001');
   assert.equal(sent.body.model, 'gpt-4o-mini');
@@ -140,9 +148,10 @@ test('model agent on /chat/stream: the deltas concatenate to the fake\'s text, u
   const deltas = events.filter((e) => e.event === 'text_delta').map((e) => e.data.delta as string);
   assert.ok(deltas.length >= 2, `several deltas, got ${deltas.length}`);
   assert.equal(deltas.join(''), 'Streaming works fine.');
-  assert.deepEqual(events.find((e) => e.event === 'usage')?.data, { inputTokens: 13, outputTokens: 3 });
+  const inputTokens = 13 + classifierTokens('tell me something');
+  assert.deepEqual(events.find((e) => e.event === 'usage')?.data, { inputTokens, outputTokens: 3 });
   const complete = events.find((e) => e.event === 'complete')?.data;
-  assert.equal(complete?.totalTokens, 16);
+  assert.equal(complete?.totalTokens, inputTokens + 3);
   assert.equal(complete?.agentName, 'assistant');
   assert.equal(events.some((e) => e.event === 'error'), false);
 });
@@ -152,18 +161,18 @@ test('model agent: a tool call round runs the CODE tool and the model answers wi
     { kind: 'stream', toolCalls: [{ id: 'call_double_1', name: 'double', argumentChunks: ['{"n"', ': 21}'] }], usage: { prompt_tokens: 20, completion_tokens: 5 } },
     { kind: 'stream', text: ['Twice 21 is ', '42.'], usage: { prompt_tokens: 30, completion_tokens: 4 } },
   );
-  const before = openai.requests.length;
+  const callsBefore = openai.requests.length;
   const reply = await turn('double 21 for me', { agentName: 'assistant' });
   assert.equal(reply.response, 'Twice 21 is 42.');
-  assert.equal(openai.requests.length, before + 2, 'asked twice: once for the tool call, once after it');
-  const first = openai.requests[before]!.body;
+  assert.equal(openai.requests.length, callsBefore + 2, 'asked twice: once for the tool call, once after it');
+  const first = openai.requests[callsBefore]!.body;
   assert.ok(first.tools.some((t: any) => t.function?.name === 'double'), 'the tool is offered to the model');
-  const second = openai.requests[before + 1]!.body;
+  const second = openai.requests[callsBefore + 1]!.body;
   const toolMessage = second.messages.find((m: any) => m.role === 'tool');
   assert.ok(toolMessage, `a tool message in ${JSON.stringify(second.messages)}`);
   assert.equal(toolMessage.tool_call_id, 'call_double_1');
   assert.deepEqual(JSON.parse(toolMessage.content), { doubled: 42 });
-  assert.deepEqual(reply.body.usage, { inputTokens: 50, outputTokens: 9 }, 'usage is the sum of both model calls');
+  assert.deepEqual(reply.body.usage, { inputTokens: 50 + classifierTokens('double 21 for me'), outputTokens: 9 }, 'the model usage of both calls');
 });
 
 test('model agent: the provider answering 500 is a 503 SERVICE_UNAVAILABLE; the session works afterwards', async () => {
@@ -231,8 +240,7 @@ test('parallel delegation: a delegate with no compiled version takes the error b
   assert.equal(ghost.status, 201, JSON.stringify(ghost.body));
   await deployAgent(server, 'screener_ghost', { source: screenerWithGhostAgent });
   const reply = await turn('screen Bob', { agentName: 'screener_ghost' });
-  assert.match(reply.response, /^Some checks failed: ghost_check: .+/);
-  assert.ok(!reply.response.includes('kyc_check:'), `only the ghost failed: ${reply.response}`);
+  assert.equal(reply.response, 'Some checks failed: ghost_check: Agent "ghost_check" has no compiled version');
   const delegates = reply.traceEvents.filter((e) => e.type === 'delegate');
   assert.equal(delegates.length, 2);
   const byAgent = Object.fromEntries(delegates.map((d) => [d.data.toAgent, d.data]));
@@ -246,7 +254,7 @@ test('ACTION_SET: the chat response carries buttons, selects and text inputs', a
   const reply = await turn('I am done', { agentName: 'feedback' });
   assert.equal(reply.response, 'Your refund has started.');
   assert.deepEqual(reply.body.actions, {
-    buttons: [{ label: 'Track refund', value: 'track' }, { label: 'Talk to feedback', value: 'Talk to feedback' }],
+    buttons: [{ label: 'Track refund', value: 'track' }, { label: 'Talk to feedback', value: 'talk' }, { label: 'Later', value: 'Later' }],
     selects: [{ label: 'Rate us', options: ['1', '2', '3'] }],
     textInputs: [{ label: 'Anything else?' }],
   });

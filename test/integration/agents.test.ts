@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertError, call, deployAgent, example, startTestServer, type TestServer } from './harness.js';
+import { assertError, call, deployAgent, deployAgents, example, startTestServer, type TestServer } from './harness.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 const CUID = /^c[0-9a-z]{24}$/;
@@ -214,7 +214,7 @@ describe('agents and versions', () => {
   });
 
   test('deployAgent of every example compiles them (they are valid agents)', async () => {
-    for (const name of ['billing_support', 'human_desk', 'fraud_check']) await deployAgent(server, name);
+    await deployAgents(server, ['billing_support', 'human_desk', 'fraud_check']);
     const list = await call(server.base, 'GET', `${P}/agents`);
     for (const name of ['billing_support', 'human_desk', 'fraud_check']) {
       assert.equal(list.body.agents.find((a: { name: string }) => a.name === name)?.versionCount, 1, name);

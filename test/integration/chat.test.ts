@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ADMIN_KEY, assertError, call, chat, deployAgent, readSse, startTestServer, type TestServer } from './harness.js';
+import { ADMIN_KEY, assertError, call, chat, deployAgent, deployAgents, readSse, startTestServer, type TestServer } from './harness.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 const CUID = /^c[0-9a-z]{24}$/;
@@ -14,7 +14,7 @@ describe('chat', () => {
     P = `/api/projects/${server.projectId}`;
     // greeter first: it is the project's oldest compiled agent, so the entry agent by default.
     await deployAgent(server, 'greeter');
-    for (const name of ['billing_support', 'human_desk', 'fraud_check']) await deployAgent(server, name);
+    await deployAgents(server, ['billing_support', 'human_desk', 'fraud_check']);
   });
   after(async () => {
     await server.close();
@@ -398,7 +398,7 @@ describe('chat', () => {
 
     test('a session keeps the versions it first used, delegates included', async () => {
       const project = await newProject('Pinning project');
-      for (const name of ['billing_support', 'human_desk', 'fraud_check']) await deployAgent(server, name, { projectId: project });
+      await deployAgents(server, ['billing_support', 'human_desk', 'fraud_check'], { projectId: project });
       const first = await chat(server, { projectId: project, message: 'refund INV-42, it is damaged' });
       assert.equal(first.response, 'Refund for INV-42 started.');
       // fraud_check v2 rates every refund as high risk.

@@ -325,8 +325,8 @@ describe('deployments', () => {
   test('a deployment session runs only its manifest: a handoff to an agent outside it is not followed', async () => {
     const project = await newProject('Manifest only');
     const front = 'AGENT: front\nMODEL: builtin\nFLOW: escalate\n  TRIGGER: pattern /human/i\n  HANDOFF: back REASON "asked"\nFALLBACK: "front here"';
-    await deployAgent(server, 'front', { projectId: project.id, source: front });
     await deployAgent(server, 'back', { projectId: project.id, source: answering('back', 'back here') });
+    await deployAgent(server, 'front', { projectId: project.id, source: front });
     const plain = await chat(server, { projectId: project.id, agentName: 'front', message: 'a human please' });
     assert.equal(plain.response, 'back here');
     const frontOnly = (await createDeployment(project.path, { environment: 'dev', entryAgentName: 'front', agentVersionManifest: { front: '1' } })).deployment;

@@ -95,6 +95,19 @@ export async function deployAgent(server: TestServer, name: string, options: { s
   if (compiled.status !== 201) throw new Error(`compile ${name}: ${compiled.status} ${JSON.stringify(compiled.body)}`);
 }
 
+/** Creates every agent first, then compiles them, so agents that name each other compile. */
+export async function deployAgents(server: TestServer, names: string[], options: { projectId?: string; key?: string } = {}): Promise<void> {
+  const projectId = options.projectId ?? server.projectId;
+  for (const name of names) {
+    const created = await call(server.base, 'POST', `/api/projects/${projectId}/agents`, { key: options.key, body: { name, dslContent: example(name) } });
+    if (created.status !== 201) throw new Error(`create ${name}: ${created.status} ${JSON.stringify(created.body)}`);
+  }
+  for (const name of names) {
+    const compiled = await call(server.base, 'POST', `/api/projects/${projectId}/agents/${name}/versions`, { key: options.key });
+    if (compiled.status !== 201) throw new Error(`compile ${name}: ${compiled.status} ${JSON.stringify(compiled.body)}`);
+  }
+}
+
 /** Reads an SSE response into its events and comments. */
 export async function readSse(res: Response): Promise<{ events: { event: string; data: any }[]; comments: string[] }> {
   const text = await res.text();

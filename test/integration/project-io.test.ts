@@ -77,14 +77,17 @@ describe('project export and import', () => {
   before(async () => {
     server = await startTestServer({ env: { PARLEY_ADMIN_TOKEN: ADMIN_TOKEN } });
     clean = server.projectId;
-    await deployAgent(server, 'concierge', { source: CONCIERGE });
+    // Agents must exist before an agent naming them compiles.
     for (const name of ['fraud_check', 'human_desk']) await deployAgent(server, name);
+    await deployAgent(server, 'concierge', { source: CONCIERGE });
     const draft = await call(server.base, 'POST', `/api/projects/${clean}/agents`, { body: { name: 'draft', dslContent: DRAFT, description: 'A draft' } });
     assert.equal(draft.status, 201);
 
     messy = await newProject('Messy');
-    await deployAgent(server, 'front', { source: FRONT, projectId: messy });
     await deployAgent(server, 'helper', { source: HELPER, projectId: messy });
+    // front names an agent that does not exist, so it cannot compile: the preview reads its working copy.
+    const front = await call(server.base, 'POST', `/api/projects/${messy}/agents`, { body: { name: 'front', dslContent: FRONT } });
+    assert.equal(front.status, 201);
     const blank = await call(server.base, 'POST', `/api/projects/${messy}/agents`, { body: { name: 'blank', dslContent: '   \n' } });
     assert.equal(blank.status, 201);
   });
@@ -144,12 +147,12 @@ describe('project export and import', () => {
     assert.equal(body.files['agents/front.agent'], FRONT);
     assert.deepEqual(body.lockfile.agents, {
       blank: { version: null, sha256: null },
-      front: { version: 1, sha256: sha256(FRONT) },
+      front: { version: null, sha256: null },
       helper: { version: 1, sha256: sha256(HELPER) },
     });
     const codes = (agent: string): string[] => body.warnings.filter((w: { agent?: string }) => w.agent === agent).map((w: { code: string }) => w.code).sort();
     assert.deepEqual(codes('blank'), ['NOT_COMPILED', 'NO_DSL_CONTENT']);
-    assert.deepEqual(codes('front'), ['DANGLING_REFERENCE']);
+    assert.deepEqual(codes('front'), ['DANGLING_REFERENCE', 'NOT_COMPILED']);
     assert.deepEqual(codes('helper'), []);
     for (const w of body.warnings) assert.equal(typeof w.message, 'string');
   });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ADMIN_KEY, call, chat, deployAgent, freePort, startTestServer, type TestServer } from './harness.js';
+import { ADMIN_KEY, call, chat, deployAgent, deployAgents, freePort, startTestServer, type TestServer } from './harness.js';
 
 describe('restart: sessions and data survive', () => {
   const cleanups: (() => Promise<void> | void)[] = [];
@@ -18,7 +18,7 @@ describe('restart: sessions and data survive', () => {
     const first: TestServer = await startTestServer();
     cleanups.push(() => first.close());
     assert.ok(first.parley.bootstrap, 'the first start bootstraps');
-    for (const name of ['billing_support', 'human_desk', 'fraud_check']) await deployAgent(first, name);
+    await deployAgents(first, ['billing_support', 'human_desk', 'fraud_check']);
     const user = await call(first.base, 'POST', '/api/users', { body: { email: 'restart@example.com', password: 'restart-password-123', role: 'developer' } });
     assert.equal(user.status, 201);
     const login = await call(first.base, 'POST', '/api/auth/login', { key: null, body: { email: 'restart@example.com', password: 'restart-password-123' } });
