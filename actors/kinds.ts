@@ -1,15 +1,18 @@
 import type { ActorEnv, ActorKindsModule } from '../runtime/index.js';
 import { agentActorKind } from './agents/agent-actor.js';
-import type { EventSink } from './analytics/analytics-event.js';
+import { EventRecorder } from './analytics/event-recorder.js';
+import { EventStore } from './analytics/event-store.js';
 import { projectIoActorKind } from './project-io/index.js';
 import { conversationServices, type ConversationServices } from './session/conversation-services.js';
 import { delegationActorKind } from './session/delegation-actor.js';
 import { sessionActorKind } from './session/session-actor.js';
 
-// One set of services per thread (a worker or the main thread), made on first use.
+// One set of services per thread (a worker or the main thread), made on first use; analytics
+// events of the thread's actors are batched by one recorder and written off the turn's path.
 let services: ConversationServices | undefined;
-let events: EventSink = { record: () => undefined };
-const servicesOf = (env: ActorEnv): ConversationServices => (services ??= conversationServices(env, events));
+let recorder: EventRecorder | undefined;
+const servicesOf = (env: ActorEnv): ConversationServices =>
+  (services ??= conversationServices(env, (recorder = new EventRecorder(new EventStore(env.store, { retentionDays: env.config.analyticsRetentionDays })))));
 
 /** The actor kinds every worker hosts; the ActorSystem loads this module by URL. */
 export const kinds: ActorKindsModule['kinds'] = {
@@ -19,7 +22,8 @@ export const kinds: ActorKindsModule['kinds'] = {
   delegation: delegationActorKind(servicesOf),
 };
 
-/** Stops this thread's tool sandbox. */
+/** Flushes this thread's analytics and stops its tool sandbox. */
 export async function close(): Promise<void> {
+  await recorder?.close();
   await services?.tools.close();
 }

@@ -22,6 +22,8 @@ export interface EventRecorderOptions {
   flushMs?: number;
   /** Most events written in one transaction; default 5,000. */
   maxPerFlush?: number;
+  /** Flushes that may wait for their commit at once (commits overlap with the next batch); default 2. */
+  maxInFlight?: number;
 }
 
 /** Counters of a recorder. */
@@ -46,7 +48,8 @@ export class EventRecorder implements EventSink {
   readonly #ids = new EventIdGenerator();
   #queue: AnalyticsEvent[] = [];
   #timer: NodeJS.Timeout | undefined;
-  #flushing: Promise<void> | undefined;
+  readonly #maxInFlight: number;
+  readonly #inFlight = new Set<Promise<void>>();
   #closed = false;
   #recorded = 0;
   #dropped = 0;
@@ -58,6 +61,7 @@ export class EventRecorder implements EventSink {
     this.#batchSize = options.batchSize ?? 1000;
     this.#flushMs = options.flushMs ?? 50;
     this.#maxPerFlush = options.maxPerFlush ?? 5000;
+    this.#maxInFlight = options.maxInFlight ?? 2;
   }
 
   /** Queues an event (assigning its id); never throws, never waits. */
@@ -87,11 +91,9 @@ export class EventRecorder implements EventSink {
 
   /** Writes everything queued now; resolves when it is committed. */
   async flush(): Promise<void> {
-    while (this.#flushing) await this.#flushing;
-    while (this.#queue.length > 0) {
-      this.#flushing = this.#flushOnce();
-      await this.#flushing;
-      this.#flushing = undefined;
+    while (this.#queue.length > 0 || this.#inFlight.size > 0) {
+      if (this.#queue.length > 0 && this.#inFlight.size < this.#maxInFlight) this.#start();
+      else await Promise.race(this.#inFlight);
     }
   }
 
@@ -101,22 +103,29 @@ export class EventRecorder implements EventSink {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.flush();
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
   #schedule(delayMs: number): void {
-    if (this.#flushing) return; // the running flush reschedules when it ends
+    if (this.#inFlight.size >= this.#maxInFlight) return; // a finishing flush reschedules
     if (this.#timer) {
       if (delayMs > 0) return;
       clearTimeout(this.#timer);
     }
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      this.#flushing = this.#flushOnce().finally(() => {
-        this.#flushing = undefined;
-        if (this.#queue.length > 0) this.#schedule(this.#queue.length >= this.#batchSize ? 0 : this.#flushMs);
-      });
+      this.#start();
     }, delayMs);
     this.#timer.unref();
+  }
+
+  #start(): void {
+    const flushing: Promise<void> = this.#flushOnce().finally(() => {
+      this.#inFlight.delete(flushing);
+      if (this.#queue.length > 0) this.#schedule(this.#queue.length >= this.#batchSize ? 0 : this.#flushMs);
+    });
+    this.#inFlight.add(flushing);
   }
 
   async #flushOnce(): Promise<void> {

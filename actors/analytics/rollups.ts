@@ -9,6 +9,7 @@ import { addToSparse } from './duration-histogram.js';
 export type Granularity = 'h' | 'm';
 /** Length of each granularity in ms. */
 export const GRANULARITY_MS: Readonly<Record<Granularity, number>> = { h: 3_600_000, m: 60_000 };
+const GRANULARITIES: readonly Granularity[] = ['h', 'm'];
 
 /** Rollup key: [tenantId, projectId, granularity, bucketStartMs, category, event_type, agent_name, channel, provider, model] ('' for null). */
 export type RollupKey = [string, string, Granularity, number, string, string, string, string, string, string];
@@ -24,10 +25,14 @@ export class RollupDelta {
 
   /** Adds one event to the hour and minute rollups it belongs to. */
   add(tenantId: string, projectId: string, timeMs: number, dims: readonly [string, string, string, string, string, string], isError: boolean, durationMs: number | null, tokens: number, cost: number): void {
-    for (const g of ['h', 'm'] as const) {
+    // One string per event names its group; the bucket is prepended per granularity.
+    const project = `${tenantId}\u0000${projectId}`;
+    const group = `${dims[0]}\u0000${dims[1]}\u0000${dims[2]}\u0000${dims[3]}\u0000${dims[4]}\u0000${dims[5]}`;
+    for (const g of GRANULARITIES) {
       const size = GRANULARITY_MS[g];
       const start = timeMs - (((timeMs % size) + size) % size);
-      const id = `${tenantId}\u0000${projectId}\u0000${g}\u0000${start}\u0000${dims.join('\u0000')}`;
+      const cid = `${g}${start}\u0000${project}`;
+      const id = `${cid}\u0000${group}`;
       let r = this.rollups.get(id);
       if (!r) {
         r = { key: [tenantId, projectId, g, start, ...dims], value: [0, 0, 0, 0, 0, 0, []] };
@@ -43,7 +48,6 @@ export class RollupDelta {
       }
       v[4] += tokens;
       v[5] += cost;
-      const cid = `${tenantId}\u0000${projectId}\u0000${g}\u0000${start}`;
       let c = this.counts.get(cid);
       if (!c) {
         c = { key: [tenantId, projectId, g, start], value: [0, 0] };

@@ -1,15 +1,15 @@
 import { createLogger, loadConfig } from '../../runtime/index.js';
 import { startParley } from '../../gateway/server.js';
-import { EventRecorder, EventStore } from '../../actors/index.js';
+import { EventRecorder, ThreadedEventWriter } from '../../actors/index.js';
 import { syntheticEvent } from './synthetic-events.js';
 
 // Parley under test for bench/analytics, with an event generator on its gateway thread (the
-// busiest one) that the bench switches on and off over IPC: {record: eventsPerSecond} starts
+// busiest one) writing through a ThreadedEventWriter, that the bench switches on and off over IPC: {record: eventsPerSecond} starts
 // it, {record: 0} stops it and answers with the recorder's counters.
 const log = createLogger('error');
 const config = { ...loadConfig(), port: 0, host: '127.0.0.1' };
 const parley = await startParley(config, log);
-const events = new EventStore(parley.deps.store, { retentionDays: config.analyticsRetentionDays });
+const writer = new ThreadedEventWriter({ path: config.dataDir, durability: config.durability, retentionDays: config.analyticsRetentionDays });
 let recorder: EventRecorder | undefined;
 let timer: NodeJS.Timeout | undefined;
 let n = 0;
@@ -17,7 +17,7 @@ let n = 0;
 process.on('message', (msg: { record: number; tenantId: string; projectId: string }) => {
   void (async () => {
     if (msg.record > 0) {
-      recorder = new EventRecorder(events);
+      recorder = new EventRecorder(writer);
       const started = performance.now();
       let sent = 0;
       // Every 5 ms, catch up with the target rate (timers drift under load; the rate must not).

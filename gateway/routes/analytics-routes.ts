@@ -158,7 +158,7 @@ export const analyticsRoutes: RouteModule = (deps: GatewayDeps) => {
         const groupBy = listParam(req.query, 'groupBy', DIMENSIONS, ['category']);
         const metrics = listParam(req.query, 'metrics', METRICS, ['count', 'error_rate']);
         const category = categoryParam(req.query);
-        return json({ success: true, data: { from: iso(from), to: iso(to), groupBy, metrics, buckets: metricsOf(p, from, to, groupBy, metrics, { category }) } });
+        return json({ success: true, data: { groupBy, metrics, buckets: metricsOf(p, from, to, groupBy, metrics, { category }) } });
       },
     },
     {
@@ -222,7 +222,7 @@ export const analyticsRoutes: RouteModule = (deps: GatewayDeps) => {
         return json({
           success: true,
           data: {
-            agentName, from: iso(from), to: iso(to), summary,
+            agentName, summary,
             byEventType: metricsOf(p, from, to, ['category', 'event_type'], all, { agentName }),
             byHour: metricsOf(p, from, to, ['hour'], ['count', 'error_rate', 'avg_duration'], { agentName }),
           },
@@ -247,7 +247,7 @@ export const analyticsRoutes: RouteModule = (deps: GatewayDeps) => {
         const totalCost = Math.round(byProvider.reduce((s, b) => s + (b.sum_cost as number), 0) * 1e8) / 1e8;
         const totalTokens = byProvider.reduce((s, b) => s + (b.sum_tokens as number), 0);
         const calls = byProvider.reduce((s, b) => s + (b.calls as number), 0);
-        return json({ success: true, data: { from: iso(from), to: iso(to), currency: 'USD', totalCost, totalTokens, calls, byModel, byProvider } });
+        return json({ success: true, data: { currency: 'USD', totalCost, totalTokens, calls, byModel, byProvider } });
       },
     },
     {
@@ -259,7 +259,7 @@ export const analyticsRoutes: RouteModule = (deps: GatewayDeps) => {
       handler: ({ principal, params, req }) => {
         const p = projectOf(principal.tenantId, params);
         const { from, to } = timeRange(req.query.get('from'), req.query.get('to'));
-        return json({ success: true, data: { from: iso(from), to: iso(to), ...sessionMetrics(events, p.tenantId, p.id, from, to) } });
+        return json({ success: true, data: sessionMetrics(events, p.tenantId, p.id, from, to) });
       },
     },
     {
@@ -291,7 +291,7 @@ export const analyticsRoutes: RouteModule = (deps: GatewayDeps) => {
         const metrics = [...new Set(input.metrics)];
         const f = input.filters ?? {};
         const filter = { category: f.category, eventTypes: f.eventTypes?.length ? f.eventTypes : undefined, agentName: f.agentName, channel: f.channel };
-        return json({ success: true, data: { from: iso(from), to: iso(to), groupBy, metrics, buckets: metricsOf(p, from, to, groupBy, metrics, filter) } });
+        return json({ success: true, data: { groupBy, metrics, buckets: metricsOf(p, from, to, groupBy, metrics, filter) } });
       },
     },
   ];

@@ -7,10 +7,9 @@ import { intParam, pagination } from '../validate.js';
 /** Default look-back of the generations and export endpoints when `from` is absent. */
 const DEFAULT_WINDOW_MS = 24 * 3_600_000;
 
-/** The server's event store: the one in deps when the analytics wiring provides it, else a reader over the same collections. */
+/** A reader over the server's analytics collections (as analytics-routes does: the store holds the data, instances hold no state that reads need). */
 export function eventStoreOf(deps: GatewayDeps): EventStore {
-  const provided = (deps as GatewayDeps & { events?: EventStore }).events;
-  return provided ?? new EventStore(deps.store, { retentionDays: deps.config.analyticsRetentionDays });
+  return new EventStore(deps.store, { retentionDays: deps.config.analyticsRetentionDays });
 }
 
 /** Reads `from`/`to` (ISO 8601) into epoch ms: from default 24 hours before to, to default now; to is exclusive. */

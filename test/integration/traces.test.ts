@@ -206,6 +206,24 @@ describe('session traces', () => {
     assertError(await call(server.base, 'GET', `${path(big, 'export')}?limit=0`, { key: big.key }), 400, 'VALIDATION_ERROR', /limit/);
   });
 
+  test('events recorded through POST …/analytics/events form a trace', async () => {
+    const t = await createTenant(server, 'Trace Recorded');
+    const recorded = await call(server.base, 'POST', `/api/projects/${t.projectId}/analytics/events`, {
+      key: t.key,
+      body: { events: [
+        { category: 'message', event_type: 'turn', session_id: 'rec-1', span_id: 'turn-1', duration_ms: 30, timestamp: at(0) },
+        { category: 'llm', event_type: 'llm_call', session_id: 'rec-1', span_id: 'call-1', parent_span_id: 'turn-1', duration_ms: 20, timestamp: at(1), metadata: llm('m', 'p', 3, 4, 0.5) },
+        { category: 'gather', event_type: 'gather_prompt', session_id: 'rec-1', parent_span_id: 'turn-1', timestamp: at(2), metadata: { flow: 'refund', slot: 'invoice_id' } },
+      ] },
+    });
+    assert.equal(recorded.status, 201, JSON.stringify(recorded.body));
+    const trace = await call(server.base, 'GET', path(t, 'rec-1/traces'), { key: t.key });
+    assert.deepEqual(trace.body.data.roots.map((n: any) => [n.span_id, n.children.map((c: any) => c.event_type)]), [['turn-1', ['llm_call', 'gather_prompt']]]);
+    const analysis = await call(server.base, 'GET', path(t, 'rec-1/analysis'), { key: t.key });
+    assert.equal(analysis.body.data.tokens.total, 7);
+    assert.equal(analysis.body.data.slowestSpan.span_id, 'turn-1');
+  });
+
   test('unknown sessions and other tenants are 404', async () => {
     assertError(await call(server.base, 'GET', path(a, 'no-such-session/traces'), { key: a.key }), 404, 'NOT_FOUND', /Session not found/);
     assertError(await call(server.base, 'GET', path(a, 'no-such-session/analysis'), { key: a.key }), 404, 'NOT_FOUND');

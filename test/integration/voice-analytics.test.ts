@@ -113,6 +113,26 @@ describe('voice analytics', () => {
     }
   });
 
+  test('calls recorded through POST …/analytics/events are counted', async () => {
+    const d = await createTenant(server, 'Voice D');
+    const at = iso(NOW_HOUR - 3 * HOUR + 60_000);
+    const recorded = await call(server.base, 'POST', `/api/projects/${d.projectId}/analytics/events`, {
+      key: d.key,
+      body: { events: [
+        { category: 'voice', event_type: 'call_ended', session_id: 'call-1', channel: 'voice', timestamp: at, duration_ms: 42_000, metadata: { inbound_mos: 4.5, turn_count: 8, barge_in_count: 2, dtmf_turn_count: 2 } },
+        { category: 'voice', event_type: 'call_ended', session_id: 'call-2', channel: 'voice', timestamp: at, error: 'no media', metadata: { call_duration_ms: 2000, turn_count: 0 } },
+      ] },
+    });
+    assert.equal(recorded.status, 201, JSON.stringify(recorded.body));
+    const summary = await call(server.base, 'GET', path(d, 'summary'), { key: d.key });
+    assert.deepEqual(summary.body.data, {
+      ...EMPTY_SUMMARY, total_calls: 2, total_errors: 1, avg_call_duration_ms: 22_000, overall_avg_inbound_mos: 4.5,
+      overall_barge_in_rate: 0.25, overall_dtmf_fallback_rate: 0.25, total_turns: 8, total_barge_in_count: 2, total_dtmf_turn_count: 2,
+    });
+    const hourly = await call(server.base, 'GET', path(d, 'hourly'), { key: d.key });
+    assert.deepEqual(hourly.body.data.map((r: any) => [r.hour, r.session_count, r.avg_barge_in_rate]), [[iso(NOW_HOUR - 3 * HOUR), 2, 0.25]]);
+  });
+
   test('a project without calls answers an empty list and an empty summary', async () => {
     const c = await createTenant(server, 'Voice C');
     const hourly = await call(server.base, 'GET', path(c, 'hourly'), { key: c.key });

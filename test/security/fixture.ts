@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Route } from '../../gateway/router.js';
 import { cuid } from '../../runtime/index.js';
+import { EventIdGenerator, EventStore } from '../../actors/index.js';
 import { ADMIN_KEY, call, chat, createTenant, deployAgent, startTestServer, type ApiResponse, type TestServer, type TestTenant } from '../integration/harness.js';
 
 /** An encryption key so that tool secrets work on security test servers. */
@@ -70,6 +71,19 @@ const FILLERS: Record<string, (ctx: FillContext) => Promise<ParamValue>> = {
       'tool secret',
     );
     return { a: res.body.secret.id, ghost: ghostId() };
+  },
+  spanId: async (ctx) => {
+    // A turn span of A's session, written straight to the event store (what the session records per turn).
+    if (!ctx.values['sessionId']) ctx.values['sessionId'] = await FILLERS['sessionId']!(ctx);
+    const sessionId = ctx.values['sessionId'].a;
+    const owner = ctx.server.parley.deps.sessions.owner(sessionId)!;
+    const spanId = `span-${cuid()}`;
+    const now = Date.now();
+    await new EventStore(ctx.server.parley.deps.store, { retentionDays: ctx.server.config.analyticsRetentionDays }).write([{
+      id: new EventIdGenerator().next(now), tenantId: owner.tenantId, projectId: owner.projectId, category: 'message', event_type: 'turn', agent_name: AGENT,
+      session_id: sessionId, channel: 'api', timestamp: new Date(now).toISOString(), duration_ms: 1, error: null, span_id: spanId, parent_span_id: null, metadata: {},
+    }]);
+    return { a: spanId, ghost: `span-${ghostId()}` };
   },
 };
 

@@ -1,0 +1,65 @@
+/**
+ * An EventWriter that hands batches to a dedicated writer thread (writer-worker.ts). The calling
+ * thread only pays for copying the batch across; encoding, rollups and the LMDB transaction run
+ * on the writer thread. Use it under an EventRecorder on threads that serve requests.
+ */
+import { Worker } from 'node:worker_threads';
+import type { AnalyticsEvent } from './analytics-event.js';
+import type { EventWriter } from './event-recorder.js';
+
+/** Options of the writer thread: the LMDB environment and the retention of its EventStore. */
+export interface ThreadedWriterOptions {
+  path: string;
+  durability: 'commit' | 'flush';
+  retentionDays: number;
+}
+
+/** EventWriter over a writer thread; close() ends the thread. */
+export class ThreadedEventWriter implements EventWriter {
+  readonly #worker: Worker;
+  readonly #pending = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+  #seq = 0;
+  #closed: Promise<void> | undefined;
+
+  constructor(options: ThreadedWriterOptions) {
+    this.#worker = new Worker(new URL('./writer-worker.js', import.meta.url), { workerData: options });
+    this.#worker.unref();
+    this.#worker.on('message', (msg: { seq: number; ok: boolean; error?: string }) => {
+      const p = this.#pending.get(msg.seq);
+      if (!p) return;
+      this.#pending.delete(msg.seq);
+      if (msg.ok) p.resolve();
+      else p.reject(new Error(msg.error));
+    });
+    this.#worker.on('error', (err) => this.#failAll(err));
+    this.#worker.on('exit', () => this.#failAll(new Error('analytics writer thread exited')));
+  }
+
+  /** Sends a batch; resolves once the writer thread has committed it. */
+  write(events: readonly AnalyticsEvent[]): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error('analytics writer closed'));
+    const seq = ++this.#seq;
+    return new Promise<void>((resolve, reject) => {
+      this.#pending.set(seq, { resolve, reject });
+      this.#worker.postMessage({ seq, events });
+    });
+  }
+
+  /** Waits for batches in flight, closes the thread's LMDB handle and ends the thread. */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      await Promise.allSettled([...this.#pending.values()].map((p) => new Promise<void>((r) => { const { resolve, reject } = p; p.resolve = () => { resolve(); r(); }; p.reject = (e) => { reject(e); r(); }; })));
+      await new Promise<void>((resolve) => {
+        this.#worker.once('message', () => resolve());
+        this.#worker.postMessage({ close: true });
+      });
+      await this.#worker.terminate();
+    })();
+    return this.#closed;
+  }
+
+  #failAll(err: Error): void {
+    for (const p of this.#pending.values()) p.reject(err);
+    this.#pending.clear();
+  }
+}
