@@ -1,5 +1,5 @@
 import { ParleyError, toErrorValue, type ActorRef, type AskOptions, type Config, type Logger, type Store } from '../runtime/index.js';
-import type { AgentStore, SessionStore, TenancyStore } from '../actors/index.js';
+import type { AgentStore, EventSink, SessionStore, TenancyStore } from '../actors/index.js';
 import type { Authenticator } from './auth.js';
 import { errorResult } from './error-status.js';
 import type { HttpRequest, HttpResult, RouteContext } from './http.js';
@@ -24,6 +24,8 @@ export interface GatewayDeps {
   sessions: SessionStore;
   actors: ActorGateway;
   auth: Authenticator;
+  /** Analytics of the gateway thread (deployment changes...); written by a writer thread. */
+  events: EventSink;
 }
 
 /** A route module: a function from the deps to its routes. */

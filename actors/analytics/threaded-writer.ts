@@ -54,6 +54,8 @@ export class ThreadedEventWriter implements EventWriter {
         this.#worker.postMessage({ close: true });
       });
       await this.#worker.terminate();
+      // A 'message' listener keeps the worker's port referenced even after terminate: drop them.
+      this.#worker.removeAllListeners();
     })();
     return this.#closed;
   }

@@ -217,6 +217,8 @@ export const analyticsRoutes: RouteModule = (deps: GatewayDeps) => {
         const p = projectOf(principal.tenantId, params);
         const { from, to } = timeRange(req.query.get('from'), req.query.get('to'));
         const agentName = params['name']!;
+        // Metrics of an agent the project does not have are a 404, like any missing resource.
+        if (!deps.agents.get(p.tenantId, p.id, agentName)) throw new ParleyError('NOT_FOUND', 'Agent not found');
         const all: Metric[] = [...METRICS];
         const summary = metricsOf(p, from, to, [], all, { agentName })[0] ?? { count: 0, avg_duration: null, error_rate: 0, p95_duration: null, sum_tokens: 0, sum_cost: 0 };
         return json({

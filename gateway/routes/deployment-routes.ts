@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { isCuid, ParleyError } from '../../runtime/index.js';
 import { DeploymentStore, ENVIRONMENTS, deploymentListItem, deploymentView, retiredSummary, type Activation, type Deployment, type Environment, type Project } from '../../actors/index.js';
-import type { RouteModule } from '../app.js';
+import type { GatewayDeps, RouteModule } from '../app.js';
 import { json } from '../http.js';
 import { compileValidator, pagination } from '../validate.js';
 
@@ -43,6 +43,19 @@ const PromoteBody = compileValidator(Type.Object({ targetEnvironment: Environmen
 const CHANNEL_COUNT = 0;
 
 /** A create, rollback or promote answer: the deployment now active, and the one it replaced. */
+/** Records a deployment change as a `deployment` analytics event (and the retirement it caused). */
+function recordChange(deps: GatewayDeps, kind: string, deployment: Deployment, by: string, replaced?: Deployment | null): void {
+  const at = new Date().toISOString();
+  const record = (type: string, d: Deployment): void =>
+    deps.events.record({
+      tenantId: d.tenantId, projectId: d.projectId, category: 'deployment', event_type: type, agent_name: d.entryAgentName, session_id: null, channel: null,
+      timestamp: at, duration_ms: null, error: null, span_id: null, parent_span_id: null,
+      metadata: { deploymentId: d.id, environment: d.environment, status: d.status, by },
+    });
+  record(`deployment_${kind}`, deployment);
+  if (replaced) record('deployment_retired', replaced);
+}
+
 function activationBody(a: Activation): Record<string, unknown> {
   return { success: true, deployment: deploymentView(a.deployment), replaced: a.retired ? retiredSummary(a.retired) : null };
 }
@@ -74,6 +87,7 @@ export const deploymentRoutes: RouteModule = (deps) => {
         const project = projectOf(principal.tenantId, params);
         const input = CreateDeploymentBody(body);
         const activation = await deployments.create(project, input, principal.subject, deps.agents);
+        recordChange(deps, 'created', activation.deployment, principal.subject, activation.retired);
         return json(activationBody(activation), 201);
       },
     },
@@ -111,6 +125,7 @@ export const deploymentRoutes: RouteModule = (deps) => {
       handler: async ({ principal, params }) => {
         const project = projectOf(principal.tenantId, params);
         const retired = await deployments.retire(project.tenantId, project.id, deploymentOf(project, params).id);
+        recordChange(deps, 'retired', retired, principal.subject);
         return json({ success: true, deployment: retiredSummary(retired) });
       },
     },
@@ -123,6 +138,7 @@ export const deploymentRoutes: RouteModule = (deps) => {
       handler: async ({ principal, params }) => {
         const project = projectOf(principal.tenantId, params);
         const activation = await deployments.rollback(project.tenantId, project.id, deploymentOf(project, params).id);
+        recordChange(deps, 'rolled_back', activation.deployment, principal.subject, activation.retired);
         return json(activationBody(activation));
       },
     },
@@ -136,6 +152,7 @@ export const deploymentRoutes: RouteModule = (deps) => {
         const source = deploymentOf(project, params);
         const input = PromoteBody(body);
         const activation = await deployments.promote(project, source.id, input, principal.subject, deps.agents);
+        recordChange(deps, 'promoted', activation.deployment, principal.subject, activation.retired);
         return json(activationBody(activation), 201);
       },
     },

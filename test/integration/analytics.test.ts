@@ -230,6 +230,9 @@ describe('analytics API', () => {
   });
 
   test('agent endpoint: summary, by event type and by hour for one agent', async () => {
+    const created = await call(server.base, 'POST', `/api/projects/${server.projectId}/agents`, { body: { name: 'support', dslContent: 'AGENT: support\nFALLBACK: "hi"' } });
+    assert.equal(created.status, 201);
+    await call(server.base, 'POST', `/api/projects/${server.projectId}/agents`, { body: { name: 'nobody', dslContent: 'AGENT: nobody\nFALLBACK: "hi"' } });
     const res = await call(server.base, 'GET', `${path}/agents/support?${qs({ from, to })}`);
     assert.equal(res.status, 200);
     const mine = data.filter((e) => e.agent_name === 'support');
@@ -238,9 +241,11 @@ describe('analytics API', () => {
     assert.equal(res.body.data.summary.error_rate, mine.filter((e) => e.error).length / mine.length);
     assert.deepEqual(res.body.data.byEventType.map((b: { event_type: string; count: number }) => [b.event_type, b.count]), [['llm_call', 10], ['tool_call', 10]]);
     assert.equal(res.body.data.byHour.reduce((s: number, b: { count: number }) => s + b.count, 0), mine.length);
+    // An agent of the project without events has zeros; an agent the project does not have is 404.
     const none = await call(server.base, 'GET', `${path}/agents/nobody?${qs({ from, to })}`);
     assert.equal(none.status, 200);
     assert.equal(none.body.data.summary.count, 0);
+    assertError(await call(server.base, 'GET', `${path}/agents/ghost?${qs({ from, to })}`), 404, 'NOT_FOUND');
   });
 
   test('session metrics aggregate per session', async () => {

@@ -145,9 +145,17 @@ describe('tenant isolation', () => {
   test('route walk: every {projectId} route answers 404 to B for A’s project, exactly like a missing project', async () => {
     const routes = server.parley.app.router.routes().filter((r) => r.auth === 'principal' && r.path.includes('{projectId}'));
     assert.ok(routes.length >= 10, `only ${routes.length} routes found`);
+    // A span of A's session (analytics are written in batches: wait for the turn's span).
+    let aSpan = '';
+    for (let i = 0; i < 60 && !aSpan; i++) {
+      const traces = await call(server.base, 'GET', `/api/projects/${aProject}/sessions/${aSession}/traces`, { key: ADMIN_KEY });
+      aSpan = traces.body?.data?.roots?.find((r: { span_id: string | null }) => r.span_id)?.span_id ?? '';
+      if (!aSpan) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(aSpan, 'A’s session has a turn span');
     // Plausible values for A's resources and for missing ones; a new parameter must be added here.
-    const aParams: Record<string, string> = { projectId: aProject, agentName: 'a_only', sessionId: aSession, name: 'a_only', keyId: aKeyId, deploymentId: aDeployment };
-    const ghostParams: Record<string, string> = { projectId: cuid(), agentName: 'no_such_agent', sessionId: cuid(), name: 'no_such_agent', keyId: cuid(), deploymentId: cuid() };
+    const aParams: Record<string, string> = { projectId: aProject, agentName: 'a_only', sessionId: aSession, name: 'a_only', keyId: aKeyId, deploymentId: aDeployment, spanId: aSpan };
+    const ghostParams: Record<string, string> = { projectId: cuid(), agentName: 'no_such_agent', sessionId: cuid(), name: 'no_such_agent', keyId: cuid(), deploymentId: cuid(), spanId: 'no-such-span' };
     // Plausible, valid bodies (so a 404 cannot come from a refused body) and an empty one (so
     // validation cannot run before the lookup).
     const plausibleBodies: Record<string, unknown> = {
