@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { ParleyError, type Actor, type ActorEnv, type ActorKind, type MessageContext } from '../../runtime/index.js';
-import { initialState, resumeTurn, runTurn, type TurnResult } from '../language/index.js';
+import { initialState, resumeTurn, runTurn, type TurnInput, type TurnResult } from '../language/index.js';
 import { deploymentEntryAgent } from '../deployments/chat-target.js';
 import { resolveManifest } from '../deployments/manifest.js';
 import { admitContinuedSession, admitNewSession } from '../deployments/session-admission.js';
@@ -73,11 +73,10 @@ export class SessionActor implements Actor {
     const session = existing ?? this.#newSession(msg);
     const scope = this.#scope(session, ctx.requestId);
     const host = turnHost(this.#env, this.#svc, scope, msg.stream ? (delta) => ctx.emit({ type: 'text_delta', delta } satisfies TextDeltaChunk) : undefined);
-    const history = existing ? this.#svc.sessions.recentTranscript(session.tenantId, session.id, HISTORY_LINES).map((e) => ({ role: e.role, text: e.text })) : [];
     const startedAt = new Date();
     let result: TurnResult;
     try {
-      result = await runTurn(session.conversation, { message: msg.message, sessionId: session.id, history, contact: this.#contact(session) }, host);
+      result = await runTurn(session.conversation, this.#input(session, msg.message, existing !== undefined), host);
     } catch (err) {
       this.#svc.events.record({
         tenantId: session.tenantId, projectId: session.projectId, category: 'system', event_type: 'turn_error', agent_name: session.conversation.currentAgent,
@@ -146,6 +145,29 @@ export class SessionActor implements Actor {
       tenantId: session.tenantId, projectId: session.projectId, sessionId: session.id, pinned: { ...session.agentVersions },
       onDeployment: Boolean(session.deploymentId), overrides: session.modelOverrides ?? {}, environment: session.environment ?? 'dev',
       requestId, spanId: newSpanId(), depth: 0, delegationKey: `${session.id}/${session.messageCount}`,
+    };
+  }
+
+  /**
+   * The turn's input. History and contact are read from the store only if the turn uses them
+   * (a model call, a contact template): most builtin turns need neither, and they are hot.
+   */
+  #input(session: SessionRecord, message: string, hasHistory: boolean): TurnInput {
+    const sessions = this.#svc.sessions;
+    const contactOf = (): TurnInput['contact'] => this.#contact(session);
+    let history: TurnInput['history'];
+    let contact: TurnInput['contact'] | null = null;
+    return {
+      message,
+      sessionId: session.id,
+      get history() {
+        history ??= hasHistory ? sessions.recentTranscript(session.tenantId, session.id, HISTORY_LINES).map((e) => ({ role: e.role, text: e.text })) : [];
+        return history;
+      },
+      get contact() {
+        if (contact === null) contact = contactOf();
+        return contact;
+      },
     };
   }
 
