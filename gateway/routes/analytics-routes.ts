@@ -5,7 +5,8 @@ import {
   type AnalyticsEvent, type Dimension, type EventCategory, type Metric, type MetricBucket, type Project,
 } from '../../actors/index.js';
 import type { GatewayDeps, RouteModule } from '../app.js';
-import { json } from '../http.js';
+import { json, type HttpResult, type RouteContext } from '../http.js';
+import type { Route } from '../router.js';
 import { compileValidator, intParam } from '../validate.js';
 
 const DAY_MS = 86_400_000;
@@ -145,22 +146,22 @@ export const analyticsRoutes: RouteModule = (deps: GatewayDeps) => {
   const base = '/api/projects/{projectId}/analytics';
   const metricsOf = (p: Project, from: number, to: number, groupBy: Dimension[], metrics: Metric[], filter = {}) =>
     events.aggregate({ tenantId: p.tenantId, projectId: p.id, from, to, groupBy, metrics, filter });
-  return [
-    {
-      method: 'GET',
-      path: `${base}/metrics`,
-      auth: 'principal',
-      permission: 'session:read',
-      body: 'none',
-      handler: ({ principal, params, req }) => {
-        const p = projectOf(principal.tenantId, params);
-        const { from, to } = timeRange(req.query.get('from'), req.query.get('to'));
-        const groupBy = listParam(req.query, 'groupBy', DIMENSIONS, ['category']);
-        const metrics = listParam(req.query, 'metrics', METRICS, ['count', 'error_rate']);
-        const category = categoryParam(req.query);
-        return json({ success: true, data: { groupBy, metrics, buckets: metricsOf(p, from, to, groupBy, metrics, { category }) } });
-      },
+  // A GET route over a project's events in a time range (from/to query, spec defaults).
+  const readRoute = (path: string, handle: (p: Project, from: number, to: number, ctx: RouteContext) => HttpResult): Route => ({
+    method: 'GET', path, auth: 'principal', permission: 'session:read', body: 'none',
+    handler: (ctx) => {
+      const p = projectOf(ctx.principal.tenantId, ctx.params);
+      const { from, to } = timeRange(ctx.req.query.get('from'), ctx.req.query.get('to'));
+      return handle(p, from, to, ctx);
     },
+  });
+  return [
+    readRoute(`${base}/metrics`, (p, from, to, { req }) => {
+      const groupBy = listParam(req.query, 'groupBy', DIMENSIONS, ['category']);
+      const metrics = listParam(req.query, 'metrics', METRICS, ['count', 'error_rate']);
+      const category = categoryParam(req.query);
+      return json({ success: true, data: { groupBy, metrics, buckets: metricsOf(p, from, to, groupBy, metrics, { category }) } });
+    }),
     {
       method: 'GET',
       path: `${base}/events`,
@@ -207,63 +208,36 @@ export const analyticsRoutes: RouteModule = (deps: GatewayDeps) => {
         return json({ success: true, data: { recorded: batch.length, ids: batch.map((e) => e.id) } }, 201);
       },
     },
-    {
-      method: 'GET',
-      path: `${base}/agents/{name}`,
-      auth: 'principal',
-      permission: 'session:read',
-      body: 'none',
-      handler: ({ principal, params, req }) => {
-        const p = projectOf(principal.tenantId, params);
-        const { from, to } = timeRange(req.query.get('from'), req.query.get('to'));
-        const agentName = params['name']!;
-        // Metrics of an agent the project does not have are a 404, like any missing resource.
-        if (!deps.agents.get(p.tenantId, p.id, agentName)) throw new ParleyError('NOT_FOUND', 'Agent not found');
-        const all: Metric[] = [...METRICS];
-        const summary = metricsOf(p, from, to, [], all, { agentName })[0] ?? { count: 0, avg_duration: null, error_rate: 0, p95_duration: null, sum_tokens: 0, sum_cost: 0 };
-        return json({
-          success: true,
-          data: {
-            agentName, summary,
-            byEventType: metricsOf(p, from, to, ['category', 'event_type'], all, { agentName }),
-            byHour: metricsOf(p, from, to, ['hour'], ['count', 'error_rate', 'avg_duration'], { agentName }),
-          },
-        });
-      },
-    },
-    {
-      method: 'GET',
-      path: `${base}/cost-breakdown`,
-      auth: 'principal',
-      permission: 'session:read',
-      body: 'none',
-      handler: ({ principal, params, req }) => {
-        const p = projectOf(principal.tenantId, params);
-        const { from, to } = timeRange(req.query.get('from'), req.query.get('to'));
-        const agg = (groupBy: ('provider' | 'model')[]) =>
-          events.aggregate({ tenantId: p.tenantId, projectId: p.id, from, to, groupBy, metrics: ['count', 'sum_tokens', 'sum_cost'], filter: { category: 'llm' } })
-            .map((b) => ({ ...(b['provider'] !== undefined ? { provider: b['provider'] } : {}), ...(b['model'] !== undefined ? { model: b['model'] } : {}), calls: b['count'], sum_tokens: b['sum_tokens'], sum_cost: b['sum_cost'] }))
-            .sort((a, b) => num(b as MetricBucket, 'sum_cost') - num(a as MetricBucket, 'sum_cost'));
-        const byModel = agg(['provider', 'model']);
-        const byProvider = agg(['provider']);
-        const totalCost = Math.round(byProvider.reduce((s, b) => s + (b.sum_cost as number), 0) * 1e8) / 1e8;
-        const totalTokens = byProvider.reduce((s, b) => s + (b.sum_tokens as number), 0);
-        const calls = byProvider.reduce((s, b) => s + (b.calls as number), 0);
-        return json({ success: true, data: { currency: 'USD', totalCost, totalTokens, calls, byModel, byProvider } });
-      },
-    },
-    {
-      method: 'GET',
-      path: `${base}/session-metrics`,
-      auth: 'principal',
-      permission: 'session:read',
-      body: 'none',
-      handler: ({ principal, params, req }) => {
-        const p = projectOf(principal.tenantId, params);
-        const { from, to } = timeRange(req.query.get('from'), req.query.get('to'));
-        return json({ success: true, data: sessionMetrics(events, p.tenantId, p.id, from, to) });
-      },
-    },
+    readRoute(`${base}/agents/{name}`, (p, from, to, { params }) => {
+      const agentName = params['name']!;
+      // Metrics of an agent the project does not have are a 404, like any missing resource.
+      if (!deps.agents.get(p.tenantId, p.id, agentName)) throw new ParleyError('NOT_FOUND', 'Agent not found');
+      const all: Metric[] = [...METRICS];
+      const summary = metricsOf(p, from, to, [], all, { agentName })[0] ?? { count: 0, avg_duration: null, error_rate: 0, p95_duration: null, sum_tokens: 0, sum_cost: 0 };
+      return json({
+        success: true,
+        data: {
+          agentName, summary,
+          byEventType: metricsOf(p, from, to, ['category', 'event_type'], all, { agentName }),
+          byHour: metricsOf(p, from, to, ['hour'], ['count', 'error_rate', 'avg_duration'], { agentName }),
+        },
+      });
+    }),
+    readRoute(`${base}/cost-breakdown`, (p, from, to) => {
+      const agg = (groupBy: ('provider' | 'model')[]) =>
+        events.aggregate({ tenantId: p.tenantId, projectId: p.id, from, to, groupBy, metrics: ['count', 'sum_tokens', 'sum_cost'], filter: { category: 'llm' } })
+          .map((b) => ({ ...(b['provider'] !== undefined ? { provider: b['provider'] } : {}), ...(b['model'] !== undefined ? { model: b['model'] } : {}), calls: b['count'], sum_tokens: b['sum_tokens'], sum_cost: b['sum_cost'] }))
+          .sort((a, b) => num(b as MetricBucket, 'sum_cost') - num(a as MetricBucket, 'sum_cost'));
+      const byModel = agg(['provider', 'model']);
+      const byProvider = agg(['provider']);
+      const totalCost = Math.round(byProvider.reduce((s, b) => s + (b.sum_cost as number), 0) * 1e8) / 1e8;
+      const totalTokens = byProvider.reduce((s, b) => s + (b.sum_tokens as number), 0);
+      const calls = byProvider.reduce((s, b) => s + (b.calls as number), 0);
+      return json({ success: true, data: { currency: 'USD', totalCost, totalTokens, calls, byModel, byProvider } });
+    }),
+    readRoute(`${base}/session-metrics`, (p, from, to) => {
+      return json({ success: true, data: sessionMetrics(events, p.tenantId, p.id, from, to) });
+    }),
     {
       method: 'POST',
       path: `${base}/query`,
