@@ -27,17 +27,7 @@ export interface ToolSecretRecord {
 }
 
 /** The API (and export) form of a secret: metadata only, never the value nor its ciphertext. */
-export interface ToolSecretView {
-  id: string;
-  projectId: string;
-  toolName: string;
-  secretKey: string;
-  environment: SecretEnvironment;
-  version: number;
-  expiresAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+export type ToolSecretView = Pick<ToolSecretRecord, 'id' | 'projectId' | 'toolName' | 'secretKey' | 'environment' | 'version' | 'expiresAt' | 'createdAt' | 'updatedAt'>;
 
 /** Shapes a stored secret for the API; the only form a secret may leave the store in. */
 export function toolSecretView(r: ToolSecretRecord): ToolSecretView {

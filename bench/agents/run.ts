@@ -3,7 +3,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { startChildServer, type ChildServer } from '../lib/child-server.js';
-import { mergeLoads, runLoad, type LoadResult } from '../lib/http-load.js';
+import { runChatLoad } from '../lib/chat-load.js';
+import { mergeLoads, type LoadResult } from '../lib/http-load.js';
 import { QUOTE_SECRET, scenarios, type TurnScenario } from './bench-agents.js';
 import { measureSandboxOverhead } from './sandbox-overhead.js';
 
@@ -77,22 +78,10 @@ type Measured = LoadResult & { wrong: number };
 const wrong = new Map<TurnScenario, number>();
 
 function load(port: number, projectId: string, s: TurnScenario, connections: number, ms: number, states: Record<string, unknown>[]) {
-  return runLoad({
-    port,
-    connections,
-    durationMs: ms,
-    states,
-    request: (_c, state) => ({
-      method: 'POST',
-      path: '/api/v1/chat/agent',
-      headers,
-      body: JSON.stringify(state['sessionId'] ? { projectId, sessionId: state['sessionId'], message: s.message } : { projectId, agentName: s.entry, message: s.message }),
-    }),
-    onResponse: (_c, state, status, body) => {
-      if (status !== 200) return;
-      const reply = JSON.parse(body) as { sessionId: string; response: string };
-      state['sessionId'] ??= reply.sessionId;
-      // A 200 with the wrong answer (a failed tool, a failed delegate) must not pass as a fast turn.
+  return runChatLoad({
+    port, connections, durationMs: ms, states, headers, start: { projectId, agentName: s.entry }, message: s.message,
+    // A 200 with the wrong answer (a failed tool, a failed delegate) must not pass as a fast turn.
+    onReply: (reply) => {
       if (reply.response !== s.expect) wrong.set(s, (wrong.get(s) ?? 0) + 1);
     },
   });

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { LmdbStore } from '../../runtime/index.js';
 import { EventIdGenerator, EventStore, type AnalyticsEvent, type RecorderStats } from '../../actors/index.js';
-import { mergeLoads, runLoad, type LoadResult } from '../lib/http-load.js';
+import { runChatLoad } from '../lib/chat-load.js';
+import { mergeLoads, type LoadResult } from '../lib/http-load.js';
 import { syntheticEvent } from './synthetic-events.js';
 
 // bench/analytics: (1) with 1M events over the last 24 hours in the store, the latency of
@@ -110,13 +111,7 @@ try {
 
   // 3. Chat p95 without and with recording, alternating rounds so drift lands on both.
   const states = Array.from({ length: CHAT_CLIENTS }, () => ({}) as Record<string, unknown>);
-  const chatLoad = (ms: number) => runLoad({
-    port, connections: CHAT_CLIENTS, durationMs: ms, states,
-    request: (_c, state) => ({ method: 'POST', path: '/api/v1/chat/agent', headers, body: JSON.stringify({ projectId, ...(state['sessionId'] ? { sessionId: state['sessionId'] } : {}), message: 'hi there' }) }),
-    onResponse: (_c, state, status, body) => {
-      if (status === 200 && !state['sessionId']) state['sessionId'] = (JSON.parse(body) as { sessionId: string }).sessionId;
-    },
-  });
+  const chatLoad = (ms: number) => runChatLoad({ port, connections: CHAT_CLIENTS, durationMs: ms, states, headers, start: { projectId }, message: 'hi there' });
   await chatLoad(quick ? 300 : 1500);
   const baseline: Awaited<ReturnType<typeof chatLoad>>[] = [];
   const recording: Awaited<ReturnType<typeof chatLoad>>[] = [];

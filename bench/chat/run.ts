@@ -2,7 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { startChildServer, type ChildServer } from '../lib/child-server.js';
-import { mergeLoads, runLoad, type LoadResult } from '../lib/http-load.js';
+import { runChatLoad } from '../lib/chat-load.js';
+import { mergeLoads, type LoadResult } from '../lib/http-load.js';
 
 // bench/chat: latency and throughput of POST /api/v1/chat/agent with the greeter agent at 1, 16
 // and 64 concurrent clients, next to two baselines measured in the same run: a raw uWS route
@@ -57,23 +58,8 @@ async function prepare(server: ChildServer): Promise<string> {
 
 const headers = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
 function load(target: Target, connections: number, ms: number, states: Record<string, unknown>[]) {
-  const projectId = target.projectId ?? 'none';
-  return runLoad({
-    port: target.server!.port,
-    connections,
-    durationMs: ms,
-    states,
-    // Each client keeps one session going, as a user in a conversation would.
-    request: (_c, state) => ({
-      method: 'POST',
-      path: '/api/v1/chat/agent',
-      headers,
-      body: JSON.stringify(state['sessionId'] ? { projectId, sessionId: state['sessionId'], message: 'hi there' } : { projectId, message: 'hi there' }),
-    }),
-    onResponse: (_c, state, status, body) => {
-      if (status === 200 && !state['sessionId'] && target.chat) state['sessionId'] = (JSON.parse(body) as { sessionId: string }).sessionId;
-    },
-  });
+  // The uWS constant route ignores the body; the chat targets start one session per client.
+  return runChatLoad({ port: target.server!.port, connections, durationMs: ms, states, headers, start: { projectId: target.projectId ?? 'none' }, message: 'hi there' });
 }
 
 const report: Record<string, Record<number, LoadResult>> = {};

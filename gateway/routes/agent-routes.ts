@@ -48,6 +48,12 @@ function projectOf(deps: GatewayDeps, tenantId: string, params: Record<string, s
   return deps.tenancy.requireProject(tenantId, params['projectId']!);
 }
 
+/** The project and agent a /api/projects/{projectId}/agents/{agentName}… path names, or NOT_FOUND. */
+function projectAgentOf(deps: GatewayDeps, tenantId: string, params: Record<string, string>): { project: Project; agent: AgentRecord } {
+  const project = projectOf(deps, tenantId, params);
+  return { project, agent: deps.agents.require(project.tenantId, project.id, agentName(params, 'agentName')) };
+}
+
 /** Agent discovery, project agents, the working copy and compiled versions. */
 export const agentRoutes: RouteModule = (deps) => [
   {
@@ -107,8 +113,7 @@ export const agentRoutes: RouteModule = (deps) => [
     auth: 'principal',
     permission: 'agent:read',
     handler: ({ principal, params }) => {
-      const project = projectOf(deps, principal.tenantId, params);
-      const agent = deps.agents.require(project.tenantId, project.id, agentName(params, 'agentName'));
+      const { project, agent } = projectAgentOf(deps, principal.tenantId, params);
       return json({ success: true, agent: projectAgentView(project, agent, true, activeVersionsOf(deps, project)) });
     },
   },
@@ -118,12 +123,10 @@ export const agentRoutes: RouteModule = (deps) => [
     auth: 'principal',
     permission: 'agent:write',
     handler: async ({ principal, params, body }) => {
-      const project = projectOf(deps, principal.tenantId, params);
-      const name = agentName(params, 'agentName');
       // A missing agent is a 404 before the body is judged, like a missing project.
-      deps.agents.require(project.tenantId, project.id, name);
+      const { project, agent: current } = projectAgentOf(deps, principal.tenantId, params);
       const { dslContent } = UpdateDslBody(body);
-      const agent = await deps.agents.updateDsl(project.tenantId, project.id, name, dslContent);
+      const agent = await deps.agents.updateDsl(project.tenantId, project.id, current.name, dslContent);
       return json({ success: true, updatedAt: agent.updatedAt });
     },
   },
@@ -133,8 +136,7 @@ export const agentRoutes: RouteModule = (deps) => [
     auth: 'principal',
     permission: 'agent:read',
     handler: ({ principal, params }) => {
-      const project = projectOf(deps, principal.tenantId, params);
-      const agent = deps.agents.require(project.tenantId, project.id, agentName(params, 'agentName'));
+      const { project, agent } = projectAgentOf(deps, principal.tenantId, params);
       return json({ success: true, versions: deps.agents.listVersions(project.tenantId, project.id, agent.name) });
     },
   },
@@ -145,8 +147,7 @@ export const agentRoutes: RouteModule = (deps) => [
     permission: 'agent:write',
     body: 'none',
     handler: async ({ principal, params, req }) => {
-      const project = projectOf(deps, principal.tenantId, params);
-      const agent = deps.agents.require(project.tenantId, project.id, agentName(params, 'agentName'));
+      const { project, agent } = projectAgentOf(deps, principal.tenantId, params);
       const message: AgentMessage = { type: 'compile', tenantId: project.tenantId, projectId: project.id, agentName: agent.name, createdBy: principal.subject };
       // Compiling runs on the agent's actor: off the gateway thread, one compile at a time per agent.
       const version = await deps.actors.ask<CompileReply>({ kind: 'agent', key: agentActorKey(project.tenantId, project.id, agent.name) }, message, { requestId: req.requestId });

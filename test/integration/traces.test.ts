@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventIdGenerator, EventStore, type AnalyticsEvent } from '../../actors/index.js';
 import { assertError, call, createTenant, startTestServer, type TestServer, type TestTenant } from './harness.js';
+import { parseCsv } from '../fixtures/csv.js';
 
 const ids = new EventIdGenerator();
 const BASE = Math.floor((Date.now() - 3_600_000) / 1000) * 1000;
@@ -17,26 +18,6 @@ function ev(t: TestTenant, fields: Partial<AnalyticsEvent> & Pick<AnalyticsEvent
 
 const llm = (model: string, provider: string, tokensIn: number, tokensOut: number, cost: number) => ({ provider, model, tokens_in: tokensIn, tokens_out: tokensOut, cost });
 
-/** Parses RFC 4180 text (CRLF records) into rows of fields. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(field), (field = '');
-    else if (c === '\r' && text[i + 1] === '\n') row.push(field), rows.push(row), (row = []), (field = ''), i++;
-    else field += c;
-  }
-  assert.equal(field, '', 'the text ends with a complete record');
-  return rows;
-}
 
 describe('session traces', () => {
   let server: TestServer;

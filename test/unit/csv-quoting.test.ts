@@ -2,26 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { csvField, csvRow, traceCsvHeader, traceCsvRow, TRACE_CSV_COLUMNS } from '../../actors/analytics/trace-csv.js';
 import type { AnalyticsEvent } from '../../actors/analytics/analytics-event.js';
+import { parseCsv } from '../fixtures/csv.js';
 
-/** A minimal RFC 4180 parser, to check that what we write reads back to what we meant. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(field), (field = '');
-    else if (c === '\r' && text[i + 1] === '\n') row.push(field), rows.push(row), (row = []), (field = ''), i++;
-    else field += c;
-  }
-  return rows;
-}
 
 test('plain fields are written as they are; null and undefined are empty', () => {
   assert.equal(csvField('hello'), 'hello');

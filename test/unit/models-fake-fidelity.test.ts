@@ -1,24 +1,16 @@
 // The fake providers are only worth testing against if they are faithful: the official SDKs must
 // parse their streams, and read the same text, tool calls and usage as Parley's providers do.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { AnthropicProvider, OpenAiProvider, type ProviderConfig } from '../../actors/models/index.js';
 import type { ModelCallRequest } from '../../actors/language/model-port.js';
-import { startFakeOpenAi, type FakeOpenAi, type FakeToolCall, type OpenAiReply } from '../fixtures/models/fake-openai-server.js';
-import { startFakeAnthropic, type AnthropicReply, type FakeAnthropic } from '../fixtures/models/fake-anthropic-server.js';
+import type { FakeToolCall, OpenAiReply } from '../fixtures/models/fake-openai-server.js';
+import type { AnthropicReply } from '../fixtures/models/fake-anthropic-server.js';
+import { useFakeProviders } from '../fixtures/models/fake-providers.js';
 
-let openaiFake: FakeOpenAi;
-let anthropicFake: FakeAnthropic;
-before(async () => {
-  openaiFake = await startFakeOpenAi();
-  anthropicFake = await startFakeAnthropic();
-});
-after(async () => {
-  await openaiFake.close();
-  await anthropicFake.close();
-});
+const fakes = useFakeProviders();
 
 const weatherCall: FakeToolCall = { id: 'call_w1', name: 'get_weather', argumentChunks: ['{"ci', 'ty": "Par', 'is", "unit"', ': "c"}'] };
 const lookupCall: FakeToolCall = { id: 'call_l2', name: 'lookup', argumentChunks: ['{"q":', '"refund"}'] };
@@ -28,8 +20,8 @@ const config = (kind: 'openai' | 'anthropic', baseUrl: string, model: string): P
 
 test('OpenAI fake: the SDK and OpenAiProvider read the same streamed text and usage', async () => {
   const script: OpenAiReply = { kind: 'stream', text: ['Hel', 'lo ', 'world'], usage: { prompt_tokens: 21, completion_tokens: 3 } };
-  openaiFake.script(script, script);
-  const client = new OpenAI({ baseURL: `${openaiFake.base}/v1`, apiKey: 'x', maxRetries: 0 });
+  fakes.openai.script(script, script);
+  const client = new OpenAI({ baseURL: `${fakes.openai.base}/v1`, apiKey: 'x', maxRetries: 0 });
   const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } });
   const sdkDeltas: string[] = [];
   let sdkUsage: { prompt_tokens: number; completion_tokens: number } | undefined;
@@ -47,7 +39,7 @@ test('OpenAI fake: the SDK and OpenAiProvider read the same streamed text and us
   assert.equal(sdkUsage?.completion_tokens, 3);
 
   const ours: string[] = [];
-  const result = await new OpenAiProvider().complete(request(ours), config('openai', `${openaiFake.base}/v1`, 'gpt-4o-mini'), AbortSignal.timeout(5000));
+  const result = await new OpenAiProvider().complete(request(ours), config('openai', `${fakes.openai.base}/v1`, 'gpt-4o-mini'), AbortSignal.timeout(5000));
   assert.deepEqual(ours, sdkDeltas);
   assert.equal(result.text, sdkDeltas.join(''));
   assert.deepEqual(result.usage, { inputTokens: sdkUsage!.prompt_tokens, outputTokens: sdkUsage!.completion_tokens });
@@ -56,8 +48,8 @@ test('OpenAI fake: the SDK and OpenAiProvider read the same streamed text and us
 
 test('OpenAI fake: the SDK assembles the same tool calls from the deltas as OpenAiProvider', async () => {
   const script: OpenAiReply = { kind: 'stream', toolCalls: [weatherCall, lookupCall], usage: { prompt_tokens: 40, completion_tokens: 17 } };
-  openaiFake.script(script, script);
-  const client = new OpenAI({ baseURL: `${openaiFake.base}/v1`, apiKey: 'x', maxRetries: 0 });
+  fakes.openai.script(script, script);
+  const client = new OpenAI({ baseURL: `${fakes.openai.base}/v1`, apiKey: 'x', maxRetries: 0 });
   const runner = client.chat.completions.stream({
     model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'weather?' }], stream_options: { include_usage: true },
     tools: tools.map((t) => ({ type: 'function' as const, function: { name: t.name, parameters: t.parameters } })),
@@ -76,15 +68,15 @@ test('OpenAI fake: the SDK assembles the same tool calls from the deltas as Open
   ]);
   assert.equal(completion.usage?.completion_tokens, 17);
 
-  const result = await new OpenAiProvider().complete(request([]), config('openai', `${openaiFake.base}/v1`, 'gpt-4o-mini'), AbortSignal.timeout(5000));
+  const result = await new OpenAiProvider().complete(request([]), config('openai', `${fakes.openai.base}/v1`, 'gpt-4o-mini'), AbortSignal.timeout(5000));
   assert.deepEqual(result.toolCalls, sdkCalls);
   assert.deepEqual(result.usage, { inputTokens: 40, outputTokens: 17 });
   assert.equal(result.text, '');
 });
 
 test('OpenAI fake: the SDK reads an error status as the API error it would get from OpenAI', async () => {
-  openaiFake.script({ kind: 'error', status: 429, message: 'Rate limit reached for gpt-4o-mini', type: 'requests', code: 'rate_limit_exceeded', headers: { 'retry-after': '7' } });
-  const client = new OpenAI({ baseURL: `${openaiFake.base}/v1`, apiKey: 'x', maxRetries: 0 });
+  fakes.openai.script({ kind: 'error', status: 429, message: 'Rate limit reached for gpt-4o-mini', type: 'requests', code: 'rate_limit_exceeded', headers: { 'retry-after': '7' } });
+  const client = new OpenAI({ baseURL: `${fakes.openai.base}/v1`, apiKey: 'x', maxRetries: 0 });
   await assert.rejects(
     client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true }),
     (err: unknown) => err instanceof OpenAI.RateLimitError && err.status === 429 && err.code === 'rate_limit_exceeded' && /Rate limit reached/.test(err.message),
@@ -93,8 +85,8 @@ test('OpenAI fake: the SDK reads an error status as the API error it would get f
 
 test('Anthropic fake: the SDK and AnthropicProvider read the same text, tool calls and usage', async () => {
   const script: AnthropicReply = { kind: 'stream', text: ['Let me ', 'check', '.'], toolCalls: [weatherCall], usage: { input_tokens: 33, output_tokens: 19 } };
-  anthropicFake.script(script, script);
-  const client = new Anthropic({ baseURL: anthropicFake.base, apiKey: 'x', maxRetries: 0 });
+  fakes.anthropic.script(script, script);
+  const client = new Anthropic({ baseURL: fakes.anthropic.base, apiKey: 'x', maxRetries: 0 });
   const stream = client.messages.stream({
     model: 'claude-3-5-haiku-latest', max_tokens: 100, messages: [{ role: 'user', content: 'weather?' }],
     tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }],
@@ -114,7 +106,7 @@ test('Anthropic fake: the SDK and AnthropicProvider read the same text, tool cal
   assert.deepEqual(sdkCalls, [{ id: 'call_w1', name: 'get_weather', arguments: { city: 'Paris', unit: 'c' } }]);
 
   const ours: string[] = [];
-  const result = await new AnthropicProvider().complete(request(ours), config('anthropic', anthropicFake.base, 'claude-3-5-haiku-latest'), AbortSignal.timeout(5000));
+  const result = await new AnthropicProvider().complete(request(ours), config('anthropic', fakes.anthropic.base, 'claude-3-5-haiku-latest'), AbortSignal.timeout(5000));
   assert.deepEqual(ours, sdkDeltas);
   assert.equal(result.text, sdkText);
   assert.deepEqual(result.toolCalls, sdkCalls);
@@ -122,13 +114,13 @@ test('Anthropic fake: the SDK and AnthropicProvider read the same text, tool cal
 });
 
 test('Anthropic fake: the SDK reads an error status and a mid-stream error event as Anthropic errors', async () => {
-  const client = new Anthropic({ baseURL: anthropicFake.base, apiKey: 'x', maxRetries: 0 });
-  anthropicFake.script({ kind: 'error', status: 401, type: 'authentication_error', message: 'invalid x-api-key' });
+  const client = new Anthropic({ baseURL: fakes.anthropic.base, apiKey: 'x', maxRetries: 0 });
+  fakes.anthropic.script({ kind: 'error', status: 401, type: 'authentication_error', message: 'invalid x-api-key' });
   await assert.rejects(
     client.messages.stream({ model: 'claude-3-5-haiku-latest', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).finalMessage(),
     (err: unknown) => err instanceof Anthropic.AuthenticationError && err.status === 401 && /invalid x-api-key/.test(err.message),
   );
-  anthropicFake.script({ kind: 'stream-error', text: ['Hi'], type: 'overloaded_error', message: 'Overloaded' });
+  fakes.anthropic.script({ kind: 'stream-error', text: ['Hi'], type: 'overloaded_error', message: 'Overloaded' });
   await assert.rejects(
     client.messages.stream({ model: 'claude-3-5-haiku-latest', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).finalMessage(),
     (err: unknown) => err instanceof Anthropic.APIError && /Overloaded/.test(err.message),

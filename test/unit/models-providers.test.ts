@@ -1,22 +1,12 @@
 // The OpenAI-compatible and Anthropic providers against fake servers speaking the real wire formats.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { AnthropicProvider, ModelRouter, OpenAiProvider, PriceTable, type ModelSettingsSource, type ProviderConfig, type ResolvedProvider } from '../../actors/models/index.js';
 import type { ModelCallRequest } from '../../actors/language/model-port.js';
-import { startFakeOpenAi, type FakeOpenAi } from '../fixtures/models/fake-openai-server.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../fixtures/models/fake-anthropic-server.js';
+import { useFakeProviders } from '../fixtures/models/fake-providers.js';
 
 const KEY = 'sk-test-SECRET-0123456789abcdef';
-let openaiFake: FakeOpenAi;
-let anthropicFake: FakeAnthropic;
-before(async () => {
-  openaiFake = await startFakeOpenAi();
-  anthropicFake = await startFakeAnthropic();
-});
-after(async () => {
-  await openaiFake.close();
-  await anthropicFake.close();
-});
+const fakes = useFakeProviders();
 
 const conversation: ModelCallRequest['messages'] = [
   { role: 'user', content: 'What is the weather in Paris?' },
@@ -27,14 +17,14 @@ const conversation: ModelCallRequest['messages'] = [
 ];
 const tools = [{ name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
 const cfg = (kind: 'openai' | 'anthropic', model: string, extra: Partial<ProviderConfig> = {}): ProviderConfig => ({
-  name: kind, kind, baseUrl: kind === 'openai' ? `${openaiFake.base}/v1` : anthropicFake.base, apiKey: KEY, model, temperature: undefined, maxTokens: undefined, ...extra,
+  name: kind, kind, baseUrl: kind === 'openai' ? `${fakes.openai.base}/v1` : fakes.anthropic.base, apiKey: KEY, model, temperature: undefined, maxTokens: undefined, ...extra,
 });
 const signal = (): AbortSignal => AbortSignal.timeout(5000);
 
 /** A ModelRouter over one provider named like its kind, for error mapping through the real path. */
 function routerFor(kind: 'openai' | 'anthropic'): ModelRouter {
   const provider: ResolvedProvider = {
-    name: kind, kind, baseUrl: kind === 'openai' ? `${openaiFake.base}/v1` : anthropicFake.base, apiKey: KEY,
+    name: kind, kind, baseUrl: kind === 'openai' ? `${fakes.openai.base}/v1` : fakes.anthropic.base, apiKey: KEY,
     defaultModel: undefined, maxTokens: undefined, timeouts: { totalMs: 5000, firstByteMs: 5000 },
   };
   const settings: ModelSettingsSource = { resolveProvider: (_t, _p, name) => (name === kind ? provider : undefined) };
@@ -43,7 +33,7 @@ function routerFor(kind: 'openai' | 'anthropic'): ModelRouter {
 const ctx = { tenantId: 't1', projectId: 'p1' };
 
 test('OpenAI: text deltas stream in order and concatenate to the text', async () => {
-  openaiFake.script({ kind: 'stream', text: ['The ', 'answer', ' is', ' 42.'], usage: { prompt_tokens: 50, completion_tokens: 5 } });
+  fakes.openai.script({ kind: 'stream', text: ['The ', 'answer', ' is', ' 42.'], usage: { prompt_tokens: 50, completion_tokens: 5 } });
   const deltas: string[] = [];
   const result = await new OpenAiProvider().complete({ model: 'openai/gpt-4o-mini', system: 'Be brief.', messages: [{ role: 'user', content: 'Q?' }], agentName: 'a', onText: (d) => deltas.push(d) }, cfg('openai', 'gpt-4o-mini'), signal());
   assert.deepEqual(deltas, ['The ', 'answer', ' is', ' 42.']);
@@ -53,9 +43,9 @@ test('OpenAI: text deltas stream in order and concatenate to the text', async ()
 });
 
 test('OpenAI: the request carries the key, stream options, system, tool calls and tool results in OpenAI form', async () => {
-  openaiFake.script({ kind: 'stream', text: ['ok'] });
+  fakes.openai.script({ kind: 'stream', text: ['ok'] });
   await new OpenAiProvider().complete({ model: 'openai/gpt-4o', system: 'You are Ada.', messages: conversation, tools, agentName: 'a' }, cfg('openai', 'gpt-4o', { temperature: 0.3, maxTokens: 99 }), signal());
-  const req = openaiFake.requests.at(-1)!;
+  const req = fakes.openai.requests.at(-1)!;
   assert.equal(req.path, '/v1/chat/completions');
   assert.equal(req.headers['authorization'], `Bearer ${KEY}`);
   assert.equal(req.body.model, 'gpt-4o');
@@ -75,15 +65,15 @@ test('OpenAI: the request carries the key, stream options, system, tool calls an
 });
 
 test('OpenAI: a tool call split across several deltas is assembled, arguments parsed', async () => {
-  openaiFake.script({ kind: 'stream', text: ['Checking.'], toolCalls: [{ id: 'call_9', name: 'get_weather', argumentChunks: ['{"', 'city', '":"Ly', 'on"}'] }], usage: { prompt_tokens: 7, completion_tokens: 9 } });
+  fakes.openai.script({ kind: 'stream', text: ['Checking.'], toolCalls: [{ id: 'call_9', name: 'get_weather', argumentChunks: ['{"', 'city', '":"Ly', 'on"}'] }], usage: { prompt_tokens: 7, completion_tokens: 9 } });
   const result = await new OpenAiProvider().complete({ model: 'm', system: '', messages: [{ role: 'user', content: 'w' }], tools, agentName: 'a' }, cfg('openai', 'gpt-4o-mini'), signal());
   assert.equal(result.text, 'Checking.');
   assert.deepEqual(result.toolCalls, [{ id: 'call_9', name: 'get_weather', arguments: { city: 'Lyon' } }]);
-  assert.equal(openaiFake.requests.at(-1)!.body.messages[0].role, 'user', 'an empty system prompt is not sent');
+  assert.equal(fakes.openai.requests.at(-1)!.body.messages[0].role, 'user', 'an empty system prompt is not sent');
 });
 
 test('OpenAI: tool arguments that are not JSON are a clear error naming the tool', async () => {
-  openaiFake.script({ kind: 'stream', toolCalls: [{ id: 'c', name: 'get_weather', argumentChunks: ['{"city": "Par'] }] });
+  fakes.openai.script({ kind: 'stream', toolCalls: [{ id: 'c', name: 'get_weather', argumentChunks: ['{"city": "Par'] }] });
   await assert.rejects(
     new OpenAiProvider().complete({ model: 'm', system: '', messages: [{ role: 'user', content: 'w' }], agentName: 'a' }, cfg('openai', 'gpt-4o-mini'), signal()),
     (err: any) => err.code === 'SERVICE_UNAVAILABLE' && /tool "get_weather" with arguments that are not valid JSON/.test(err.message),
@@ -92,7 +82,7 @@ test('OpenAI: tool arguments that are not JSON are a clear error naming the tool
 
 test('OpenAI: a stream cut before finish_reason or [DONE] is an error, not a silent partial answer', async () => {
   const chunk = (delta: object): string => `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, logprobs: null, finish_reason: null }] })}\n\n`;
-  openaiFake.script({ kind: 'raw', blocks: [chunk({ role: 'assistant', content: '' }), chunk({ content: 'Half' })] });
+  fakes.openai.script({ kind: 'raw', blocks: [chunk({ role: 'assistant', content: '' }), chunk({ content: 'Half' })] });
   await assert.rejects(
     new OpenAiProvider().complete({ model: 'm', system: '', messages: [{ role: 'user', content: 'w' }], agentName: 'a' }, cfg('openai', 'gpt-4o-mini'), signal()),
     (err: any) => err.code === 'SERVICE_UNAVAILABLE' && /ended its response before it was complete/.test(err.message),
@@ -100,7 +90,7 @@ test('OpenAI: a stream cut before finish_reason or [DONE] is an error, not a sil
 });
 
 test('OpenAI: 401 is a BAD_REQUEST about the key that never contains the key', async () => {
-  openaiFake.script({ kind: 'error', status: 401, message: `Incorrect API key provided: ${KEY}. You can find your API key at https://platform.openai.com/account/api-keys.`, code: 'invalid_api_key' });
+  fakes.openai.script({ kind: 'error', status: 401, message: `Incorrect API key provided: ${KEY}. You can find your API key at https://platform.openai.com/account/api-keys.`, code: 'invalid_api_key' });
   const events: any[] = [];
   await assert.rejects(routerFor('openai').complete({ model: 'openai/gpt-4o-mini', system: '', messages: [{ role: 'user', content: 'hi' }], agentName: 'a' }, { ...ctx, onEvent: (e) => events.push(e) }), (err: any) => {
     assert.equal(err.code, 'BAD_REQUEST');
@@ -113,14 +103,14 @@ test('OpenAI: 401 is a BAD_REQUEST about the key that never contains the key', a
 });
 
 test('OpenAI: 429 is SERVICE_UNAVAILABLE with retryAfterMs from Retry-After; a quoted message loses partial keys', async () => {
-  openaiFake.script({ kind: 'error', status: 429, message: 'Rate limit reached for key sk-proj-abc***wxyz', type: 'requests', code: 'rate_limit_exceeded', headers: { 'retry-after': '20' } });
+  fakes.openai.script({ kind: 'error', status: 429, message: 'Rate limit reached for key sk-proj-abc***wxyz', type: 'requests', code: 'rate_limit_exceeded', headers: { 'retry-after': '20' } });
   await assert.rejects(routerFor('openai').complete({ model: 'openai/gpt-4o-mini', system: '', messages: [{ role: 'user', content: 'hi' }], agentName: 'a' }, ctx), (err: any) => {
     assert.equal(err.code, 'SERVICE_UNAVAILABLE');
     assert.match(err.message, /rate limiting this project \(HTTP 429\); retry after 20 s/);
     assert.equal(err.details.retryAfterMs, 20_000);
     return true;
   });
-  openaiFake.script({ kind: 'error', status: 400, message: 'Bad thing near sk-proj-abc***wxyz', code: null });
+  fakes.openai.script({ kind: 'error', status: 400, message: 'Bad thing near sk-proj-abc***wxyz', code: null });
   await assert.rejects(routerFor('openai').complete({ model: 'openai/gpt-4o-mini', system: '', messages: [{ role: 'user', content: 'hi' }], agentName: 'a' }, ctx), (err: any) => {
     assert.equal(err.code, 'BAD_REQUEST');
     assert.match(err.message, /refused the request \(HTTP 400\): Bad thing near \[redacted\]/);
@@ -129,16 +119,16 @@ test('OpenAI: 429 is SERVICE_UNAVAILABLE with retryAfterMs from Retry-After; a q
 });
 
 test('OpenAI: 500 and 404 map to an outage and a misconfiguration', async () => {
-  openaiFake.script({ kind: 'error', status: 500, message: 'The server had an error while processing your request.', type: 'server_error' });
+  fakes.openai.script({ kind: 'error', status: 500, message: 'The server had an error while processing your request.', type: 'server_error' });
   await assert.rejects(routerFor('openai').complete({ model: 'openai/gpt-4o-mini', system: '', messages: [{ role: 'user', content: 'hi' }], agentName: 'a' }, ctx),
     (err: any) => err.code === 'SERVICE_UNAVAILABLE' && /failed \(HTTP 500\): The server had an error/.test(err.message) && err.details.status === 500);
-  openaiFake.script({ kind: 'error', status: 404, message: 'The model `gpt-9` does not exist or you do not have access to it.', code: 'model_not_found' });
+  fakes.openai.script({ kind: 'error', status: 404, message: 'The model `gpt-9` does not exist or you do not have access to it.', code: 'model_not_found' });
   await assert.rejects(routerFor('openai').complete({ model: 'openai/gpt-9', system: '', messages: [{ role: 'user', content: 'hi' }], agentName: 'a' }, ctx),
     (err: any) => err.code === 'BAD_REQUEST' && /does not know model "gpt-9"/.test(err.message));
 });
 
 test('OpenAI: an {error} chunk mid-stream fails the call', async () => {
-  openaiFake.script({ kind: 'stream-error', text: ['Par'], message: 'The server had an error processing your request.' });
+  fakes.openai.script({ kind: 'stream-error', text: ['Par'], message: 'The server had an error processing your request.' });
   const deltas: string[] = [];
   await assert.rejects(new OpenAiProvider().complete({ model: 'm', system: '', messages: [{ role: 'user', content: 'w' }], agentName: 'a', onText: (d) => deltas.push(d) }, cfg('openai', 'gpt-4o-mini'), signal()),
     (err: any) => err.code === 'SERVICE_UNAVAILABLE' && /failed mid-stream: The server had an error/.test(err.message));
@@ -146,7 +136,7 @@ test('OpenAI: an {error} chunk mid-stream fails the call', async () => {
 });
 
 test('Anthropic: text deltas stream in order; usage comes from message_start and message_delta', async () => {
-  anthropicFake.script({ kind: 'stream', text: ['Bon', 'jour', ' !'], usage: { input_tokens: 31, output_tokens: 8 } });
+  fakes.anthropic.script({ kind: 'stream', text: ['Bon', 'jour', ' !'], usage: { input_tokens: 31, output_tokens: 8 } });
   const deltas: string[] = [];
   const result = await new AnthropicProvider().complete({ model: 'anthropic/claude-3-5-haiku', system: 'x', messages: [{ role: 'user', content: 'salut' }], agentName: 'a', onText: (d) => deltas.push(d) }, cfg('anthropic', 'claude-3-5-haiku-latest'), signal());
   assert.deepEqual(deltas, ['Bon', 'jour', ' !']);
@@ -156,9 +146,9 @@ test('Anthropic: text deltas stream in order; usage comes from message_start and
 });
 
 test('Anthropic: the request has x-api-key, version 2023-06-01, system on top, tool results as user tool_result blocks', async () => {
-  anthropicFake.script({ kind: 'stream', text: ['ok'] });
+  fakes.anthropic.script({ kind: 'stream', text: ['ok'] });
   await new AnthropicProvider().complete({ model: 'anthropic/claude-sonnet-4', system: 'You are Ada.', messages: conversation, tools, agentName: 'a' }, cfg('anthropic', 'claude-sonnet-4', { temperature: 0.2 }), signal());
-  const req = anthropicFake.requests.at(-1)!;
+  const req = fakes.anthropic.requests.at(-1)!;
   assert.equal(req.path, '/v1/messages');
   assert.equal(req.headers['x-api-key'], KEY);
   assert.equal(req.headers['anthropic-version'], '2023-06-01');
@@ -178,24 +168,24 @@ test('Anthropic: the request has x-api-key, version 2023-06-01, system on top, t
 });
 
 test('Anthropic: tool_use blocks are assembled from input_json_delta fragments, after streamed text', async () => {
-  anthropicFake.script({
+  fakes.anthropic.script({
     kind: 'stream', text: ['One moment.'], usage: { input_tokens: 5, output_tokens: 30 },
     toolCalls: [{ id: 'toolu_1', name: 'get_weather', argumentChunks: ['{"city"', ': "Ni', 'ce"}'] }, { id: 'toolu_2', name: 'now', argumentChunks: [] }],
   });
   const result = await new AnthropicProvider().complete({ model: 'm', system: '', messages: [{ role: 'user', content: 'w' }], tools, agentName: 'a' }, cfg('anthropic', 'claude-3-5-haiku'), signal());
   assert.equal(result.text, 'One moment.');
   assert.deepEqual(result.toolCalls, [{ id: 'toolu_1', name: 'get_weather', arguments: { city: 'Nice' } }, { id: 'toolu_2', name: 'now', arguments: {} }]);
-  assert.equal(anthropicFake.requests.at(-1)!.body.system, undefined, 'an empty system prompt is not sent');
+  assert.equal(fakes.anthropic.requests.at(-1)!.body.system, undefined, 'an empty system prompt is not sent');
 });
 
 test('Anthropic: an error event mid-stream (overloaded) and HTTP errors map to clear errors', async () => {
-  anthropicFake.script({ kind: 'stream-error', text: ['Hel'], type: 'overloaded_error', message: 'Overloaded' });
+  fakes.anthropic.script({ kind: 'stream-error', text: ['Hel'], type: 'overloaded_error', message: 'Overloaded' });
   await assert.rejects(routerFor('anthropic').complete({ model: 'anthropic/claude-3-5-haiku', system: '', messages: [{ role: 'user', content: 'hi' }], agentName: 'a' }, ctx),
     (err: any) => err.code === 'SERVICE_UNAVAILABLE' && /failed mid-stream \(overloaded_error\): Overloaded/.test(err.message));
-  anthropicFake.script({ kind: 'error', status: 403, type: 'permission_error', message: `Your API key ${KEY} does not have permission` });
+  fakes.anthropic.script({ kind: 'error', status: 403, type: 'permission_error', message: `Your API key ${KEY} does not have permission` });
   await assert.rejects(routerFor('anthropic').complete({ model: 'anthropic/claude-3-5-haiku', system: '', messages: [{ role: 'user', content: 'hi' }], agentName: 'a' }, ctx),
     (err: any) => err.code === 'BAD_REQUEST' && /rejected the API key \(HTTP 403\)/.test(err.message) && !err.message.includes('SECRET'));
-  anthropicFake.script({ kind: 'error', status: 529, type: 'overloaded_error', message: 'Overloaded' });
+  fakes.anthropic.script({ kind: 'error', status: 529, type: 'overloaded_error', message: 'Overloaded' });
   await assert.rejects(routerFor('anthropic').complete({ model: 'anthropic/claude-3-5-haiku', system: '', messages: [{ role: 'user', content: 'hi' }], agentName: 'a' }, ctx),
     (err: any) => err.code === 'SERVICE_UNAVAILABLE' && /failed \(HTTP 529\): Overloaded/.test(err.message));
 });
