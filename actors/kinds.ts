@@ -1,5 +1,6 @@
-import type { ActorEnv, ActorKindsModule } from '../runtime/index.js';
+import type { ActorEnv, ActorKindsModule, Store } from '../runtime/index.js';
 import { agentActorKind } from './agents/agent-actor.js';
+import { openAnalyticsStore } from './analytics/analytics-store.js';
 import { EventRecorder } from './analytics/event-recorder.js';
 import { EventStore } from './analytics/event-store.js';
 import { projectIoActorKind } from './project-io/index.js';
@@ -11,8 +12,13 @@ import { sessionActorKind } from './session/session-actor.js';
 // events of the thread's actors are batched by one recorder and written off the turn's path.
 let services: ConversationServices | undefined;
 let recorder: EventRecorder | undefined;
-const servicesOf = (env: ActorEnv): ConversationServices =>
-  (services ??= conversationServices(env, (recorder = new EventRecorder(new EventStore(env.store, { retentionDays: env.config.analyticsRetentionDays })))));
+let analytics: Store | undefined;
+const servicesOf = (env: ActorEnv): ConversationServices => {
+  if (services) return services;
+  analytics = openAnalyticsStore(env.config);
+  recorder = new EventRecorder(new EventStore(analytics, { retentionDays: env.config.analyticsRetentionDays }));
+  return (services = conversationServices(env, recorder));
+};
 
 /** The actor kinds every worker hosts; the ActorSystem loads this module by URL. */
 export const kinds: ActorKindsModule['kinds'] = {
@@ -25,5 +31,6 @@ export const kinds: ActorKindsModule['kinds'] = {
 /** Flushes this thread's analytics and stops its tool sandbox. */
 export async function close(): Promise<void> {
   await recorder?.close();
+  await analytics?.close();
   await services?.tools.close();
 }

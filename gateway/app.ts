@@ -26,6 +26,8 @@ export interface GatewayDeps {
   auth: Authenticator;
   /** Analytics of the gateway thread (deployment changes...); written by a writer thread. */
   events: EventSink;
+  /** The analytics environment (actors/analytics/analytics-store.ts), where analytics are read. */
+  analytics: Store;
 }
 
 /** A route module: a function from the deps to its routes. */

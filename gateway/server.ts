@@ -1,5 +1,5 @@
 import { ActorSystem, LmdbStore, SecretBox, persistentSecret, type Config, type Logger } from '../runtime/index.js';
-import { ACTOR_KINDS_MODULE, AgentStore, CallbackStore, EventRecorder, ThreadedEventWriter, SessionStore, TenancyStore, bootstrapIfEmpty, type BootstrapResult, type ResumeMessage } from '../actors/index.js';
+import { ACTOR_KINDS_MODULE, AgentStore, CallbackStore, EventRecorder, ThreadedEventWriter, analyticsPath, openAnalyticsStore, SessionStore, TenancyStore, bootstrapIfEmpty, type BootstrapResult, type ResumeMessage } from '../actors/index.js';
 import { callbackRoutes } from './routes/callback-routes.js';
 import { GatewayApp, type GatewayDeps, type RouteModule } from './app.js';
 import { Authenticator } from './auth.js';
@@ -46,10 +46,11 @@ export async function createParley(config: Config, log: Logger): Promise<Omit<Pa
   const bootstrap = await bootstrapIfEmpty(tenancy, config);
   const jwtSecret = await persistentSecret(store, 'jwt', config.jwtSecret);
   const actors = await ActorSystem.start({ config, log, kindsModule: ACTOR_KINDS_MODULE, store });
-  const eventWriter = new ThreadedEventWriter({ path: config.dataDir, durability: config.durability, retentionDays: config.analyticsRetentionDays });
+  const analytics = openAnalyticsStore(config);
+  const eventWriter = new ThreadedEventWriter({ path: analyticsPath(config.dataDir), durability: config.durability, retentionDays: config.analyticsRetentionDays });
   const events = new EventRecorder(eventWriter);
   const deps: GatewayDeps = {
-    config, log, store, tenancy, actors, events,
+    config, log, store, tenancy, actors, events, analytics,
     agents: new AgentStore(store),
     sessions: new SessionStore(store),
     auth: new Authenticator({ tenancy, jwtSecret, jwtTtlSeconds: config.jwtTtlSeconds, adminToken: config.adminToken }),
@@ -70,6 +71,7 @@ export async function createParley(config: Config, log: Logger): Promise<Omit<Pa
       await actors.close();
       await events.close();
       await eventWriter.close();
+      await analytics.close();
       await store.close();
     },
   };

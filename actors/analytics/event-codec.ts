@@ -2,7 +2,7 @@
  * How an event is laid out in LMDB. Events are stored as msgpack arrays (not objects): a scan
  * decodes no field names, which keeps range scans lean. Key: [tenantId, projectId, timestampMs, id].
  */
-import type { AnalyticsEvent, EventCategory } from './analytics-event.js';
+import type { AnalyticsEvent, EventCategory, NewAnalyticsEvent } from './analytics-event.js';
 
 /** An event as the API returns it: without tenantId and projectId. */
 export type EventView = Omit<AnalyticsEvent, 'tenantId' | 'projectId'>;
@@ -15,11 +15,24 @@ export type StoredEvent = [
 /** Positions in a StoredEvent. */
 export const F = { id: 0, category: 1, eventType: 2, agent: 3, session: 4, channel: 5, duration: 6, error: 7, span: 8, parentSpan: 9, metadata: 10 } as const;
 
+/** An event on its way to the store: [tenantId, projectId, timestampMs, stored value]. */
+export type EventRow = [string, string, number, StoredEvent];
+
 /** The stored value of an event. */
 export function encodeEvent(e: AnalyticsEvent): StoredEvent {
+  return storedEventOf(e, e.id);
+}
+
+/** The row of an event (its timestamp parsed); NaN timestamps are the caller's to refuse. */
+export function toEventRow(e: AnalyticsEvent): EventRow {
+  return [e.tenantId, e.projectId, Date.parse(e.timestamp), encodeEvent(e)];
+}
+
+/** The stored value of a new event under the id it is given. */
+export function storedEventOf(e: NewAnalyticsEvent, id: string): StoredEvent {
   // Producers may leave optional fields undefined; msgpack would keep that apart from null.
   return [
-    e.id, e.category, e.event_type, e.agent_name ?? null, e.session_id ?? null, e.channel ?? null, typeof e.duration_ms === 'number' ? e.duration_ms : null,
+    id, e.category, e.event_type, e.agent_name ?? null, e.session_id ?? null, e.channel ?? null, typeof e.duration_ms === 'number' ? e.duration_ms : null,
     e.error ? e.error : null, e.span_id ?? null, e.parent_span_id ?? null, e.metadata ?? {},
   ];
 }

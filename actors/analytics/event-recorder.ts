@@ -1,28 +1,29 @@
 /**
- * The EventSink producers write to: an in-memory bounded queue flushed to the EventStore every
- * ~50 ms or every 1,000 events, one LMDB transaction per flush. record() never blocks and never
- * throws; when the queue is full the event is dropped and counted (analytics are shed before
- * chats slow down). One recorder per thread: LMDB serializes the writers.
+ * The EventSink producers write to: an in-memory bounded queue of events flushed to the
+ * EventStore (or the writer thread) every 100 ms or every 5,000 events. The EventStore writes each
+ * flush in one transaction; the writer thread gathers a second of flushes into one (rollups are
+ * merged once per transaction, not per event, which is what makes recording cheap). record() never blocks and never throws; when the queue is full the event
+ * is dropped and counted (analytics are shed before chats slow down). One recorder per thread:
+ * LMDB serializes the writers.
  */
-import type { AnalyticsEvent, EventSink, NewAnalyticsEvent } from './analytics-event.js';
-import { EventIdGenerator } from './event-codec.js';
+import type { EventSink, NewAnalyticsEvent } from './analytics-event.js';
 
-/** Where a recorder writes (EventStore.write, or a stand-in in tests). */
+/** Where a recorder writes (EventStore, ThreadedEventWriter): assigns ids, resolves once committed. */
 export interface EventWriter {
-  write(events: readonly AnalyticsEvent[]): Promise<void>;
+  writeNew(events: readonly NewAnalyticsEvent[]): Promise<void>;
 }
 
 /** Tuning of a recorder. */
 export interface EventRecorderOptions {
-  /** Events waiting beyond this are dropped; default 20,000. */
+  /** Events waiting beyond this are dropped; default 100,000. */
   maxQueue?: number;
-  /** A flush starts as soon as this many wait; default 1,000. */
+  /** A flush starts as soon as this many wait; default 5,000. */
   batchSize?: number;
-  /** Otherwise waiting events are flushed after this many ms; default 50. */
+  /** Otherwise waiting events are flushed after this many ms; default 100. */
   flushMs?: number;
-  /** Most events written in one transaction; default 5,000. */
+  /** Most events in one flush; default 10,000. */
   maxPerFlush?: number;
-  /** Flushes that may wait for their commit at once (commits overlap with the next batch); default 2. */
+  /** Flushes that may wait for their commit at once (a writer thread holds about a second of them); default 16. */
   maxInFlight?: number;
 }
 
@@ -45,8 +46,7 @@ export class EventRecorder implements EventSink {
   readonly #batchSize: number;
   readonly #flushMs: number;
   readonly #maxPerFlush: number;
-  readonly #ids = new EventIdGenerator();
-  #queue: AnalyticsEvent[] = [];
+  #queue: NewAnalyticsEvent[] = [];
   #timer: NodeJS.Timeout | undefined;
   readonly #maxInFlight: number;
   readonly #inFlight = new Set<Promise<void>>();
@@ -57,26 +57,28 @@ export class EventRecorder implements EventSink {
 
   constructor(writer: EventWriter, options: EventRecorderOptions = {}) {
     this.#writer = writer;
-    this.#maxQueue = options.maxQueue ?? 20_000;
-    this.#batchSize = options.batchSize ?? 1000;
-    this.#flushMs = options.flushMs ?? 50;
-    this.#maxPerFlush = options.maxPerFlush ?? 5000;
-    this.#maxInFlight = options.maxInFlight ?? 2;
+    this.#maxQueue = options.maxQueue ?? 100_000;
+    this.#batchSize = options.batchSize ?? 5000;
+    this.#flushMs = options.flushMs ?? 100;
+    this.#maxPerFlush = options.maxPerFlush ?? 10_000;
+    this.#maxInFlight = options.maxInFlight ?? 16;
   }
 
-  /** Queues an event (assigning its id); never throws, never waits. */
+  /**
+   * Queues an event as it is (the writer assigns its id and encodes it, off this thread when it
+   * is a ThreadedEventWriter); never throws, never waits. The event must not change afterwards.
+   */
   record(event: NewAnalyticsEvent): void {
     try {
       if (this.#closed || this.#queue.length >= this.#maxQueue) {
         this.#dropped++;
         return;
       }
-      const ts = Date.parse(event.timestamp);
-      if (!Number.isFinite(ts)) {
+      if (!Number.isFinite(Date.parse(event.timestamp))) {
         this.#dropped++;
         return;
       }
-      this.#queue.push({ ...event, id: this.#ids.next(ts) });
+      this.#queue.push(event);
       if (this.#queue.length >= this.#batchSize) this.#schedule(0);
       else this.#schedule(this.#flushMs);
     } catch {
@@ -133,7 +135,7 @@ export class EventRecorder implements EventSink {
     this.#queue = batch === this.#queue ? [] : this.#queue.slice(this.#maxPerFlush);
     if (batch.length === 0) return;
     try {
-      await this.#writer.write(batch);
+      await this.#writer.writeNew(batch);
       this.#recorded += batch.length;
     } catch {
       this.#dropped += batch.length;

@@ -8,19 +8,21 @@
  *    oldest first (the session index makes it a prefix scan).
  *  - `aggregate(q: AggregateQuery): MetricBucket[]` — grouped metrics in the bucket form.
  *  - `scan(tenantId, projectId, from, to, visit)` — every event in a range, oldest first.
- *  - `write(events)` — stores a batch in one transaction (the recorder and POST …/analytics/events).
+ *  - `write(events)` / `writeRows(rows)` — stores a batch in one transaction (the recorder, the
+ *    writer thread and POST …/analytics/events).
  *  - `sweep(nowMs)` — deletes what is older than the retention.
  *
- * Collections: `analytics-events` [tenantId, projectId, timestampMs, id] → StoredEvent;
- * `analytics-session-index` [tenantId, projectId, sessionId, timestampMs, id] → 1;
+ * Collections: `analytics-blocks` and `analytics-block-sessions` (event-blocks.ts);
  * `analytics-rollups` (rollups.ts); `analytics-counts`; `analytics-projects` [tenantId, projectId]
  * → first write time (what the retention sweep walks).
  */
 import type { Collection, Key, Store } from '../../runtime/index.js';
-import type { AnalyticsEvent, EventCategory } from './analytics-event.js';
+import type { AnalyticsEvent, EventCategory, NewAnalyticsEvent } from './analytics-event.js';
 import { Aggregator, type AnyDimension, type Metric, type MetricBucket, type RowDims } from './aggregation.js';
-import { costOf, decodeEvent, encodeEvent, F, metaString, tokensOf, type EventView, type StoredEvent } from './event-codec.js';
-import { GRANULARITY_MS, mergeRollup, RollupDelta, type CountValue, type Granularity, type RollupKey, type RollupValue } from './rollups.js';
+import { encodeBatch, type EncodedBatch } from './event-batch.js';
+import { BLOCK_SPAN_MS, blockKeyOfSession, blockOf, countEvents, eachEvent, sessionKeyOf, walkBlocks, type BlockKey, type BlockValue, type NewBlock } from './event-blocks.js';
+import { costOf, decodeEvent, EventIdGenerator, F, metaString, storedEventOf, tokensOf, toEventRow, type EventRow, type EventView, type StoredEvent } from './event-codec.js';
+import { GRANULARITY_MS, mergeRollup, RollupDelta, type RollupChanges, type CountValue, type Granularity, type RollupKey, type RollupValue } from './rollups.js';
 
 /** Filters of an event query; all given ones must match. */
 export interface EventFilter {
@@ -78,23 +80,23 @@ export interface EventStoreOptions {
 type Segment = { kind: Granularity | 'raw'; from: number; to: number };
 
 const DAY_MS = 86_400_000;
-const SCAN_CHUNK = 2000;
 
 /** Events, rollups and their queries (see the file comment for the public API). */
 export class EventStore {
   readonly #store: Store;
-  readonly #events: Collection<StoredEvent>;
-  readonly #sessions: Collection<1>;
+  readonly #blocks: Collection<BlockValue>;
+  readonly #sessions: Collection<number[]>;
   readonly #rollups: Collection<RollupValue>;
   readonly #counts: Collection<CountValue>;
   readonly #projects: Collection<number>;
   readonly #knownProjects = new Set<string>();
+  readonly #ids = new EventIdGenerator();
   readonly retentionMs: number;
 
   constructor(store: Store, options: EventStoreOptions) {
     this.#store = store;
-    this.#events = store.collection('analytics-events');
-    this.#sessions = store.collection('analytics-session-index');
+    this.#blocks = store.collection('analytics-blocks');
+    this.#sessions = store.collection('analytics-block-sessions');
     this.#rollups = store.collection('analytics-rollups');
     this.#counts = store.collection('analytics-counts');
     this.#projects = store.collection('analytics-projects');
@@ -102,28 +104,48 @@ export class EventStore {
   }
 
   /** Stores a batch of events and updates their rollups, all in one transaction. */
-  async write(events: readonly AnalyticsEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    const delta = new RollupDelta();
-    const newProjects: [string, string][] = [];
-    const rows = events.map((e) => {
-      const row = { e, ts: Date.parse(e.timestamp), v: encodeEvent(e) };
-      addToDelta(delta, e.tenantId, e.projectId, row.ts, row.v);
-      const pid = `${e.tenantId}\u0000${e.projectId}`;
-      if (!this.#knownProjects.has(pid)) {
-        this.#knownProjects.add(pid);
-        newProjects.push([e.tenantId, e.projectId]);
-      }
-      return row;
+  write(events: readonly AnalyticsEvent[]): Promise<void> {
+    return this.writeRows(events.map(toEventRow));
+  }
+
+  /** Stores new events under fresh ids (EventWriter), in one transaction. */
+  writeNew(events: readonly NewAnalyticsEvent[]): Promise<void> {
+    return this.writeRows(this.rowsOf(events));
+  }
+
+  /** The rows of new events, with ids from this store's generator (time-ordered, unique across threads). */
+  rowsOf(events: readonly NewAnalyticsEvent[]): EventRow[] {
+    return events.map((e) => {
+      const ts = Date.parse(e.timestamp);
+      return [e.tenantId, e.projectId, ts, storedEventOf(e, this.#ids.next(ts))];
     });
+  }
+
+  /** Stores a batch of event rows and updates their rollups, all in one transaction. */
+  writeRows(rows: readonly EventRow[]): Promise<void> {
+    return rows.length === 0 ? Promise.resolve() : this.writeEncoded([encodeBatch(rows)]);
+  }
+
+  /** Stores batches encoded by encodeBatch (on this thread or another) in one transaction. */
+  async writeEncoded(batches: readonly EncodedBatch[]): Promise<void> {
+    const newProjects = new Map<string, [string, string]>();
+    for (const batch of batches) {
+      for (const [tenantId, projectId] of batch.projects) {
+        const pid = `${tenantId}\u0000${projectId}`;
+        if (!this.#knownProjects.has(pid)) newProjects.set(pid, [tenantId, projectId]);
+      }
+    }
     await this.#store.transaction(() => {
-      for (const { e, ts, v } of rows) {
-        this.#events.putSync([e.tenantId, e.projectId, ts, e.id], v);
-        if (e.session_id) this.#sessions.putSync([e.tenantId, e.projectId, e.session_id, ts, e.id], 1);
+      for (const batch of batches) {
+        for (const block of batch.blocks) {
+          this.#blocks.putPreparedSync(block.key, block.value);
+          for (const [session, positions] of block.sessions) this.#sessions.putSync(sessionKeyOf(session, block.key), positions);
+        }
+        this.#applyDelta(batch, 1);
       }
-      this.#applyDelta(delta, 1);
-      for (const key of newProjects) if (this.#projects.get(key) === undefined) this.#projects.putSync(key, Date.now());
+      for (const key of newProjects.values()) if (this.#projects.get(key) === undefined) this.#projects.putSync(key, Date.now());
     });
+    for (const pid of newProjects.keys()) this.#knownProjects.add(pid);
   }
 
   /** One page of events matching the query (see EventQuery). */
@@ -138,17 +160,12 @@ export class EventStore {
       return { events, total: matches.length, hasMore: offset + events.length < matches.length };
     }
     const total = this.#count(q);
-    const prefix = [q.tenantId, q.projectId];
-    const start = [q.tenantId, q.projectId, q.from];
-    const end = [q.tenantId, q.projectId, q.to];
-    let events: EventView[];
-    if (!hasEventFilter(q)) {
-      events = this.#events.range({ prefix, start, end, reverse: desc, offset, limit }).map((e) => decodeEvent(e.value, e.key[2] as number));
-    } else {
-      events = [];
-      let skip = offset;
-      this.#walk(prefix, start, end, desc, (v, ts) => {
-        if (!matchesEvent(v, ts, q)) return true;
+    const filtered = hasEventFilter(q);
+    const events: EventView[] = [];
+    let skip = offset;
+    if (limit > 0 && offset < total) {
+      walkBlocks(this.#blocks, q.tenantId, q.projectId, q.from, q.to, desc, (v, ts) => {
+        if (filtered && !matchesEvent(v, ts, q)) return true;
         if (skip > 0) {
           skip--;
           return true;
@@ -167,7 +184,7 @@ export class EventStore {
 
   /** Visits every event in [from, to), oldest first; `visit` returns false to stop. */
   scan(tenantId: string, projectId: string, from: number, to: number, visit: (event: StoredEvent, timestampMs: number) => boolean | void): void {
-    this.#walk([tenantId, projectId], [tenantId, projectId, from], [tenantId, projectId, to], false, (v, ts) => visit(v, ts) !== false);
+    walkBlocks(this.#blocks, tenantId, projectId, from, to, false, (v, ts) => visit(v, ts) !== false);
   }
 
   /** Grouped metrics over [from, to): rollups for whole hours and minutes, raw events at the edges. */
@@ -177,10 +194,11 @@ export class EventStore {
     const dims: RowDims = { category: '', event_type: '', agent_name: '', channel: '', provider: '', model: '' };
     for (const seg of plan(q.from, q.to)) {
       if (seg.kind === 'raw') {
-        this.scan(q.tenantId, q.projectId, seg.from, seg.to, (v, ts) => {
-          if (!matchesDims(v[F.category], v[F.eventType], v[F.agent] ?? '', v[F.channel] ?? '', filter)) return;
+        eachEvent(this.#blocks, q.tenantId, q.projectId, seg.from, seg.to, (v, ts) => {
+          if (!matchesDims(v[F.category], v[F.eventType], v[F.agent] ?? '', v[F.channel] ?? '', filter)) return true;
           setEventDims(dims, v);
           agg.addEvent(dims, ts, v[F.error] !== null, typeof v[F.duration] === 'number' ? v[F.duration] : null, tokensOf(v[F.metadata]), costOf(v[F.metadata]));
+          return true;
         });
         continue;
       }
@@ -200,9 +218,10 @@ export class EventStore {
   }
 
   /**
-   * Deletes events and index entries older than the retention, in batches of one transaction
-   * each, and subtracts them from their rollups (a rollup that reaches zero goes), so a partly
-   * expired hour stays exact. Returns how many events went.
+   * Deletes events and index entries older than the retention, in transactions of about
+   * `batchSize` events each, and subtracts them from their rollups (a rollup that reaches zero
+   * goes), so a partly expired hour stays exact. A block that straddles the cutoff is rewritten
+   * without its expired events. Returns how many events went.
    */
   async sweep(nowMs = Date.now(), batchSize = 1000): Promise<number> {
     const cutoff = nowMs - this.retentionMs;
@@ -211,33 +230,65 @@ export class EventStore {
       const [tenantId, projectId] = key as [string, string];
       for (;;) {
         if (!this.#store.isOpen) return removed;
-        const batch = this.#events.range({ prefix: [tenantId, projectId], end: [tenantId, projectId, cutoff], limit: batchSize });
+        // Blocks that end before the cutoff go whole; those that straddle it lose their head.
+        const batch: { key: BlockKey; value: BlockValue; expired: number }[] = [];
+        let events = 0;
+        for (const k of this.#blocks.keys({ prefix: [tenantId, projectId], end: [tenantId, projectId, cutoff + BLOCK_SPAN_MS] }) as BlockKey[]) {
+          if (k[3] >= cutoff) continue;
+          const value = this.#blocks.get(k);
+          if (!value) continue;
+          const live = value[0].findIndex((ts) => ts >= cutoff);
+          const expired = live < 0 ? value[0].length : live;
+          batch.push({ key: k, value, expired });
+          events += expired;
+          if (events >= batchSize) break;
+        }
         if (batch.length === 0) break;
         const delta = new RollupDelta();
-        for (const { key: k, value } of batch) addToDelta(delta, tenantId, projectId, k[2] as number, value);
+        for (const { value, expired } of batch) for (let i = 0; i < expired; i++) delta.addEvent(tenantId, projectId, value[0][i]!, value[1][i]!);
         await this.#store.transaction(() => {
-          for (const { key: k, value } of batch) {
-            this.#events.removeSync(k);
-            const session = value[F.session];
-            if (session) this.#sessions.removeSync([tenantId, projectId, session, k[2]!, k[3]!]);
+          for (const { key: k, value, expired } of batch) {
+            this.#removeBlock(k, value);
+            if (expired < value[0].length) {
+              const rows = value[0].slice(expired).map((ts, i): EventRow => [tenantId, projectId, ts, value[1][expired + i]!]);
+              this.#putBlock(blockOf(tenantId, projectId, rows));
+            }
           }
           this.#applyDelta(delta, -1);
         });
-        removed += batch.length;
+        removed += events;
       }
     }
     return removed;
   }
 
+  /** Inside a transaction: writes a block and its session index entries. */
+  #putBlock(block: NewBlock): void {
+    this.#blocks.putSync(block.key, block.value);
+    for (const [session, positions] of block.sessions) this.#sessions.putSync(sessionKeyOf(session, block.key), positions);
+  }
+
+  /** Inside a transaction: deletes a block and its session index entries. */
+  #removeBlock(key: BlockKey, value: BlockValue): void {
+    this.#blocks.removeSync(key);
+    const sessions = new Set<string>();
+    for (const v of value[1]) {
+      const session = v[F.session];
+      if (session) sessions.add(session);
+    }
+    for (const session of sessions) this.#sessions.removeSync(sessionKeyOf(session, key));
+  }
+
   /** Inside a transaction: adds (1) or subtracts (-1) a delta to the stored rollups and counts. */
-  #applyDelta(delta: RollupDelta, sign: 1 | -1): void {
-    for (const { key, value } of delta.rollups.values()) {
+  #applyDelta(delta: RollupChanges, sign: 1 | -1): void {
+    for (const { key, value } of delta.rollups) {
       const old = this.#rollups.get(key);
-      const next = old ? mergeRollup(old, value, sign) : value;
+      const next = old ? mergeRollup(old, value, sign) : sign === 1 ? value : null;
+      if (!next) continue;
       if (next[0] <= 0) this.#rollups.removeSync(key);
       else this.#rollups.putSync(key, next);
     }
-    for (const { key, value } of delta.counts.values()) {
+    for (const { key, value } of delta.counts) {
       const old = this.#counts.get(key) ?? [0, 0];
       const next: CountValue = [old[0] + sign * value[0], old[1] + sign * value[1]];
       if (next[0] <= 0) this.#counts.removeSync(key);
@@ -245,15 +296,18 @@ export class EventStore {
     }
   }
 
+  /** A session's events in [from, to), oldest first: its index entries name the blocks and positions. */
   #sessionStored(tenantId: string, projectId: string, sessionId: string, from: number, to: number): [StoredEvent, number][] {
     const out: [StoredEvent, number][] = [];
-    const prefix = [tenantId, projectId, sessionId];
-    for (const { key } of this.#sessions.range({ prefix, start: [...prefix, from], end: [...prefix, to] })) {
-      const ts = key[3] as number;
-      const v = this.#events.get([tenantId, projectId, ts, key[4]!]);
-      if (v) out.push([v, ts]);
+    for (const { key, value: positions } of this.#sessions.range({ prefix: [tenantId, projectId, sessionId] })) {
+      const block = this.#blocks.get(blockKeyOfSession(key));
+      if (!block) continue;
+      for (const i of positions) {
+        const ts = block[0][i]!;
+        if (ts >= from && ts < to) out.push([block[1][i]!, ts]);
+      }
     }
-    return out;
+    return out.sort((a, b) => a[1] - b[1] || (a[0][F.id] < b[0][F.id] ? -1 : a[0][F.id] > b[0][F.id] ? 1 : 0));
   }
 
   /** Number of events matching q (not sessionId): counts and rollups for whole buckets, raw events at the edges. */
@@ -263,11 +317,11 @@ export class EventStore {
     let total = 0;
     for (const seg of plan(q.from, q.to)) {
       if (seg.kind === 'raw') {
-        if (!dimFilter && q.hasError === undefined) {
-          total += this.#events.count([q.tenantId, q.projectId], { start: [q.tenantId, q.projectId, seg.from], end: [q.tenantId, q.projectId, seg.to] });
-        } else {
-          this.scan(q.tenantId, q.projectId, seg.from, seg.to, (v, ts) => {
+        if (!dimFilter && q.hasError === undefined) total += countEvents(this.#blocks, q.tenantId, q.projectId, seg.from, seg.to);
+        else {
+          eachEvent(this.#blocks, q.tenantId, q.projectId, seg.from, seg.to, (v, ts) => {
             if (matchesEvent(v, ts, q)) total++;
+            return true;
           });
         }
       } else if (!dimFilter) {
@@ -285,31 +339,6 @@ export class EventStore {
   #rollupRange(tenantId: string, projectId: string, seg: Segment): { key: Key; value: RollupValue }[] {
     const prefix = [tenantId, projectId, seg.kind];
     return this.#rollups.range({ prefix, start: [...prefix, seg.from], end: [...prefix, seg.to] });
-  }
-
-  /** Walks events in [start, end) chunk by chunk, so a filtered page decodes only what it needs. */
-  #walk(prefix: Key, start: Key, end: Key, desc: boolean, visit: (v: StoredEvent, ts: number) => boolean): void {
-    let lo: Key = start;
-    let hi: Key = end;
-    let skipFirst = false;
-    for (;;) {
-      const chunk = this.#events.range({ prefix, start: lo, end: hi, reverse: desc, limit: SCAN_CHUNK + (skipFirst ? 1 : 0) });
-      let i = skipFirst ? 1 : 0;
-      if (skipFirst && (chunk.length === 0 || !sameKey(chunk[0]!.key, lo))) i = 0;
-      for (; i < chunk.length; i++) {
-        const e = chunk[i]!;
-        if (!visit(e.value, e.key[2] as number)) return;
-      }
-      if (chunk.length < SCAN_CHUNK) return;
-      const last = chunk[chunk.length - 1]!.key;
-      // Descending, the end bound is exclusive already; ascending, the start is inclusive, so the
-      // next chunk begins at the last key and skips it.
-      if (desc) hi = last;
-      else {
-        lo = last;
-        skipFirst = true;
-      }
-    }
   }
 }
 
@@ -355,14 +384,6 @@ function matchesEvent(v: StoredEvent, _ts: number, f: EventFilter): boolean {
   return true;
 }
 
-/** Adds a stored event to the rollup delta of its hour and minute. */
-function addToDelta(delta: RollupDelta, tenantId: string, projectId: string, ts: number, v: StoredEvent): void {
-  const md = v[F.metadata];
-  const llm = v[F.category] === 'llm';
-  delta.add(tenantId, projectId, ts, [v[F.category], v[F.eventType], v[F.agent] ?? '', v[F.channel] ?? '', llm ? metaString(md, 'provider') : '', llm ? metaString(md, 'model') : ''],
-    v[F.error] !== null, v[F.duration], tokensOf(md), costOf(md));
-}
-
 function setEventDims(dims: RowDims, v: StoredEvent): void {
   dims.category = v[F.category];
   dims.event_type = v[F.eventType];
@@ -371,8 +392,4 @@ function setEventDims(dims: RowDims, v: StoredEvent): void {
   const llm = v[F.category] === 'llm';
   dims.provider = llm ? metaString(v[F.metadata], 'provider') : '';
   dims.model = llm ? metaString(v[F.metadata], 'model') : '';
-}
-
-function sameKey(a: Key, b: Key): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }

@@ -1,22 +1,32 @@
 import { createLogger, loadConfig } from '../../runtime/index.js';
 import { startParley } from '../../gateway/server.js';
-import { EventRecorder, ThreadedEventWriter } from '../../actors/index.js';
+import { Packr } from 'msgpackr';
+import { EventRecorder, ThreadedEventWriter, analyticsPath, type EventWriter } from '../../actors/index.js';
 import { syntheticEvent } from './synthetic-events.js';
 
 // Parley under test for bench/analytics, with an event generator on its gateway thread (the
-// busiest one) writing through a ThreadedEventWriter, that the bench switches on and off over IPC: {record: eventsPerSecond} starts
-// it, {record: 0} stops it and answers with the recorder's counters.
+// busiest one) writing through a ThreadedEventWriter, that the bench drives over IPC:
+// {record: eventsPerSecond} starts it, {stats: true} answers with the recorder's counters and the
+// process's CPU time now,
+// {record: 0} stops it, drains the recorder and answers with its final counters.
 const log = createLogger('error');
 const config = { ...loadConfig(), port: 0, host: '127.0.0.1' };
 const parley = await startParley(config, log);
-const writer = new ThreadedEventWriter({ path: config.dataDir, durability: config.durability, retentionDays: config.analyticsRetentionDays });
+const threaded = new ThreadedEventWriter({ path: analyticsPath(config.dataDir), durability: config.durability, retentionDays: config.analyticsRetentionDays });
+// PARLEY_BENCH_WRITER=discard: a diagnostic that splits the cost of recording. Events are packed
+// exactly as the ThreadedEventWriter packs them and then thrown away, so a run shows what the
+// producer's side alone (on the gateway thread) costs chat.
+const packr = new Packr({ useRecords: true });
+const writer: EventWriter = process.env['PARLEY_BENCH_WRITER'] === 'discard' ? { writeNew: async (events) => void packr.pack(events) } : threaded;
 let recorder: EventRecorder | undefined;
 let timer: NodeJS.Timeout | undefined;
 let n = 0;
 
-process.on('message', (msg: { record: number; tenantId: string; projectId: string }) => {
+process.on('message', (msg: { record: number; tenantId: string; projectId: string } | { stats: true }) => {
   void (async () => {
-    if (msg.record > 0) {
+    // cpu: this process's CPU time so far (all threads), so the bench can tell what recording costs.
+    if ('stats' in msg) process.send!({ stats: recorder?.stats(), cpu: process.cpuUsage(), gatewayElu: performance.eventLoopUtilization() });
+    else if (msg.record > 0) {
       recorder = new EventRecorder(writer);
       const started = performance.now();
       let sent = 0;

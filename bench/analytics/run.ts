@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
+import type { EventLoopUtilization } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { LmdbStore } from '../../runtime/index.js';
-import { EventIdGenerator, EventStore, type AnalyticsEvent, type RecorderStats } from '../../actors/index.js';
+import { EventIdGenerator, EventStore, openAnalyticsStore, type AnalyticsEvent, type RecorderStats } from '../../actors/index.js';
 import { runChatLoad } from '../lib/chat-load.js';
 import { mergeLoads, type LoadResult } from '../lib/http-load.js';
 import { syntheticEvent } from './synthetic-events.js';
@@ -14,12 +14,15 @@ import { syntheticEvent } from './synthetic-events.js';
 // GET …/analytics/metrics grouped by agent_name and hour with every metric (p95 included) and of
 // a default GET …/analytics/events page, both over HTTP; (2) chat p95 with and without 50,000
 // analytics events per second recorded inside the server, in alternating rounds of one run.
-// PARLEY_BENCH_QUICK=1: 100k events and short rounds.
+// PARLEY_BENCH_QUICK=1: 100k events and short rounds. PARLEY_BENCH_EVENTS overrides the event count;
+// PARLEY_BENCH_WRITER=discard records without writing (bench-server.ts says why).
 const quick = process.env['PARLEY_BENCH_QUICK'] === '1';
 const EVENTS = Number(process.env['PARLEY_BENCH_EVENTS'] ?? (quick ? 100_000 : 1_000_000));
 const RATE = Number(process.env['PARLEY_BENCH_RATE'] ?? 50_000);
 const rounds = quick ? 2 : 5;
-const roundMs = quick ? 1000 : 3000;
+const roundMs = quick ? 1500 : 4000;
+// Longer than the recorder's flush interval (one second), so the round sees steady state.
+const warmUpMs = quick ? 1200 : 2500;
 const queryRuns = quick ? 5 : 20;
 const CHAT_CLIENTS = 16;
 const API_KEY = 'prl_bench_key_0123456789abcdef';
@@ -83,7 +86,7 @@ try {
   await api('POST', `/api/projects/${projectId}/agents/greeter/versions`);
 
   // 1. Load the store from this process (LMDB is multi-process), spread over the last 24 hours.
-  const store = new LmdbStore({ path: dataDir, durability: 'commit' });
+  const store = openAnalyticsStore({ dataDir, durability: 'commit' });
   const events = new EventStore(store, { retentionDays: 30 });
   const ids = new EventIdGenerator();
   const end = Date.now();
@@ -118,16 +121,37 @@ try {
   let recorded = 0;
   let dropped = 0;
   let recordMs = 0;
-  for (let r = 0; r < rounds; r++) {
-    baseline.push(await chatLoad(roundMs));
-    await ask({ record: RATE, tenantId, projectId });
+  type Snapshot = { stats?: RecorderStats; cpu: NodeJS.CpuUsage; gatewayElu: EventLoopUtilization };
+  const snapshot = (): Promise<Snapshot> => ask<Snapshot>({ stats: true });
+  // Server CPU (ms per second, all threads) and gateway thread utilisation over a window.
+  const cpu = { baseline: { ms: 0, busy: 0, idle: 0, wall: 0 }, recording: { ms: 0, busy: 0, idle: 0, wall: 0 } };
+  const measured = async <L>(into: typeof cpu.baseline, run: () => Promise<L>): Promise<{ load: L; before: Snapshot; after: Snapshot; ms: number }> => {
+    const before = await snapshot();
     const t = performance.now();
-    recording.push(await chatLoad(roundMs));
-    const { stats: s } = await ask<{ stats: RecorderStats }>({ record: 0 });
-    recordMs += performance.now() - t;
-    recorded += s.recorded;
-    dropped += s.dropped;
+    const load = await run();
+    const after = await snapshot();
+    const ms = performance.now() - t;
+    into.ms += (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / 1000;
+    into.busy += after.gatewayElu.active - before.gatewayElu.active;
+    into.idle += after.gatewayElu.idle - before.gatewayElu.idle;
+    into.wall += ms;
+    return { load, before, after, ms };
+  };
+  for (let r = 0; r < rounds; r++) {
+    baseline.push((await measured(cpu.baseline, () => chatLoad(roundMs))).load);
+    // Recording reaches its steady state (a few flushes) before the chat round starts, and the
+    // rate counts what was committed during the round, so neither ramp-up nor the final drain
+    // lands in or out of the window unfairly.
+    await ask({ record: RATE, tenantId, projectId });
+    await new Promise((r) => setTimeout(r, warmUpMs));
+    const round = await measured(cpu.recording, () => chatLoad(roundMs));
+    recording.push(round.load);
+    recordMs += round.ms;
+    recorded += round.after.stats!.recorded - round.before.stats!.recorded;
+    const { stats: final } = await ask<{ stats: RecorderStats }>({ record: 0 });
+    dropped += final.dropped;
   }
+  const serverCpu = (c: typeof cpu.baseline) => ({ cpuMsPerSecond: Math.round((c.ms / c.wall) * 1000), gatewayUtilisation: +(c.busy / (c.busy + c.idle)).toFixed(3) });
   const chatBase: LoadResult = mergeLoads(baseline);
   const chatRec: LoadResult = mergeLoads(recording);
   const eventsPerSecond = Math.round(recorded / (recordMs / 1000));
@@ -142,8 +166,9 @@ try {
     metricsByAgentAndHour: { ...m, buckets: metrics.body.data.buckets.length, pass: m.p95 < TARGETS.metricsMs },
     eventsPage: { ...p, pass: p.p95 < TARGETS.eventsPageMs },
     filteredEventsPage: f,
-    recording: { targetRate: RATE, eventsPerSecond, recorded, dropped, pass: eventsPerSecond >= TARGETS.eventsPerSecond && dropped === 0 },
+    recording: { writer: process.env['PARLEY_BENCH_WRITER'] === 'discard' ? 'discard (diagnostic: producer side only)' : 'threaded', targetRate: RATE, eventsPerSecond, recorded, dropped, pass: eventsPerSecond >= TARGETS.eventsPerSecond && dropped === 0 },
     chat: { clients: CHAT_CLIENTS, baseline: chatBase, withRecording: chatRec, p95Increase, pass: p95Increase <= TARGETS.chatP95Increase },
+    serverCpu: { baseline: serverCpu(cpu.baseline), withRecording: serverCpu(cpu.recording) },
   };
   const pad = (s: string | number, n: number): string => String(s).padStart(n);
   const rows = [
@@ -153,9 +178,12 @@ try {
     `${'events page (2 filters, offset 200) ms'.padEnd(44)}${pad(f.p50, 10)}${pad(f.p95, 10)}${pad(f.max, 10)}${pad('-', 12)}${pad('', 5)}`,
     `${'chat p95 ms: baseline / with recording'.padEnd(44)}${pad(chatBase.p95, 10)}${pad(chatRec.p95, 10)}${pad(`${(p95Increase * 100).toFixed(1)}%`, 10)}${pad('<= +10%', 12)}${pad(result.chat.pass ? 'yes' : 'NO', 5)}`,
     `${'chat req/s: baseline / with recording'.padEnd(44)}${pad(chatBase.rps, 10)}${pad(chatRec.rps, 10)}`,
+    `${'server CPU ms/s: baseline / with recording'.padEnd(44)}${pad(result.serverCpu.baseline.cpuMsPerSecond, 10)}${pad(result.serverCpu.withRecording.cpuMsPerSecond, 10)}`,
+    `${'gateway thread busy: baseline / recording'.padEnd(44)}${pad(result.serverCpu.baseline.gatewayUtilisation, 10)}${pad(result.serverCpu.withRecording.gatewayUtilisation, 10)}`,
     `${'recording events/s (dropped)'.padEnd(44)}${pad(eventsPerSecond, 10)}${pad(dropped, 10)}${pad('', 10)}${pad(`>= ${TARGETS.eventsPerSecond}`, 12)}${pad(result.recording.pass ? 'yes' : 'NO', 5)}`,
     `${'bulk load events/s (bench process)'.padEnd(44)}${pad(bulkLoadPerSecond, 10)}`,
   ];
+  if (process.env['PARLEY_BENCH_WRITER'] === 'discard') console.log('writer: discard (diagnostic: events are packed, never written)');
   console.log(rows.join('\n'));
   mkdirSync(new URL('../../../bench/results/', import.meta.url), { recursive: true });
   const out = new URL('../../../bench/results/analytics.json', import.meta.url);

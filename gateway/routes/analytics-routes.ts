@@ -139,7 +139,7 @@ const num = (b: MetricBucket, m: string): number => (b[m] as number | null) ?? 0
 
 /** Analytics: metrics, events, agent, cost and session aggregates, queries, and recording (docs/analytics.md). */
 export const analyticsRoutes: RouteModule = (deps: GatewayDeps) => {
-  const events = new EventStore(deps.store, { retentionDays: deps.config.analyticsRetentionDays });
+  const events = new EventStore(deps.analytics, { retentionDays: deps.config.analyticsRetentionDays });
   new RetentionSweeper(events).start();
   const ids = new EventIdGenerator();
   const projectOf = (tenantId: string, params: Record<string, string>): Project => deps.tenancy.requireProject(tenantId, params['projectId']!);

@@ -7,9 +7,9 @@ import { intParam, pagination } from '../validate.js';
 /** Default look-back of the generations and export endpoints when `from` is absent. */
 const DEFAULT_WINDOW_MS = 24 * 3_600_000;
 
-/** A reader over the server's analytics collections (as analytics-routes does: the store holds the data, instances hold no state that reads need). */
+/** A reader over the server's analytics environment (as analytics-routes does: the store holds the data, instances hold no state that reads need). */
 export function eventStoreOf(deps: GatewayDeps): EventStore {
-  return new EventStore(deps.store, { retentionDays: deps.config.analyticsRetentionDays });
+  return new EventStore(deps.analytics, { retentionDays: deps.config.analyticsRetentionDays });
 }
 
 /** Reads `from`/`to` (ISO 8601) into epoch ms: from default 24 hours before to, to default now; to is exclusive. */

@@ -1,10 +1,21 @@
 import { mkdirSync } from 'node:fs';
-import { open, type Database, type Key as LmdbKey, type RootDatabase } from 'lmdb';
+import { asBinary, open, type Database, type Key as LmdbKey, type RangeOptions as LmdbRangeOptions, type RootDatabase } from 'lmdb';
+import { Packr } from 'msgpackr';
 import { toBufferKey } from 'ordered-binary';
-import type { Collection, Entry, Key, KeyBounds, RangeOptions, Store } from './store.js';
+import type { Collection, Entry, Key, KeyBounds, Prepared, RangeOptions, Store } from './store.js';
 
 // msgpackr encoder options lmdb-js passes through (its typings omit them).
 const PLAIN_MSGPACK = { useRecords: false } as object;
+const valueEncoder = new Packr(PLAIN_MSGPACK);
+
+/**
+ * A value in the store's value encoding (plain msgpack), for Collection.putPreparedSync. Any
+ * thread may prepare values: the bytes can be posted to the thread that writes them.
+ */
+export function prepareValue<T>(value: T): Prepared<T> {
+  // pack() returns a view of a buffer it reuses: copy it out.
+  return new Uint8Array(valueEncoder.pack(value)) as Prepared<T>;
+}
 
 /** Options of the LMDB store. */
 export interface LmdbStoreOptions {
@@ -114,27 +125,39 @@ class LmdbCollection<T> implements Collection<T> {
     this.db.putSync(key as LmdbKey, value);
   }
 
+  putPreparedSync(key: Key, value: Prepared<T>): void {
+    this.db.putSync(key as LmdbKey, asBinary(value) as unknown as T);
+  }
+
   removeSync(key: Key): boolean {
     return this.db.removeSync(key as LmdbKey);
   }
 
   range(options: RangeOptions): Entry<T>[] {
-    const { start, end } = bounds(options.prefix, options);
-    // Reversed, lmdb-js takes [end, start) the other way round: flip both inclusions so the
-    // range stays [start, end).
-    const iterable = this.db.getRange(
-      options.reverse
-        ? { start: end, end: start, reverse: true, exclusiveStart: true, inclusiveEnd: true, offset: options.offset, limit: options.limit }
-        : { start, end, offset: options.offset, limit: options.limit },
-    );
     const out: Entry<T>[] = [];
-    for (const { key, value } of iterable) out.push({ key: key as Key, value });
+    for (const { key, value } of this.db.getRange(rangeOf(options))) out.push({ key: key as Key, value });
+    return out;
+  }
+
+  keys(options: RangeOptions): Key[] {
+    const out: Key[] = [];
+    for (const key of this.db.getKeys(rangeOf(options))) out.push(key as Key);
     return out;
   }
 
   count(prefix: Key, keyBounds?: KeyBounds): number {
     return this.db.getKeysCount(bounds(prefix, keyBounds ?? {}));
   }
+}
+
+/** lmdb-js range options for a RangeOptions. */
+function rangeOf(options: RangeOptions): LmdbRangeOptions {
+  const { start, end } = bounds(options.prefix, options);
+  // Reversed, lmdb-js takes [end, start) the other way round: flip both inclusions so the
+  // range stays [start, end).
+  return options.reverse
+    ? { start: end, end: start, reverse: true, exclusiveStart: true, inclusiveEnd: true, offset: options.offset, limit: options.limit }
+    : { start, end, offset: options.offset, limit: options.limit };
 }
 
 /** The lmdb-js [start, end) of a prefix, narrowed by optional start/end keys. */

@@ -34,6 +34,10 @@ export interface KeyBounds {
   end?: Key;
 }
 
+declare const preparedValue: unique symbol;
+/** A value already in the store's encoding (see prepareValue); plain bytes, so it can cross threads. */
+export type Prepared<T> = Uint8Array & { readonly [preparedValue]?: T };
+
 /** A typed, ordered collection of records. Reads are synchronous (memory-mapped); writes are durable when their promise resolves. */
 export interface Collection<T> {
   readonly name: string;
@@ -48,10 +52,17 @@ export interface Collection<T> {
   remove(key: Key): Promise<boolean>;
   /** Entries whose key starts with `prefix` (and lies in [start, end) when given), in key order. */
   range(options: RangeOptions): Entry<T>[];
+  /** The keys `range` would return, without reading their values. */
+  keys(options: RangeOptions): Key[];
   /** Number of entries whose key starts with `prefix` (and lies in [start, end) when given). */
   count(prefix: Key, bounds?: KeyBounds): number;
   /** Inside `Store.transaction`: write without waiting (the transaction commits all at once). */
   putSync(key: Key, value: T): void;
+  /**
+   * Inside `Store.transaction`: writes a value encoded earlier (on any thread) by prepareValue,
+   * so expensive encoding stays out of the write lock that every writer waits for.
+   */
+  putPreparedSync(key: Key, value: Prepared<T>): void;
   /** Inside `Store.transaction`: delete without waiting. */
   removeSync(key: Key): boolean;
 }

@@ -35,7 +35,7 @@ describe('session traces', () => {
     a = await createTenant(server, 'Trace A');
     b = await createTenant(server, 'Trace B');
     big = await createTenant(server, 'Trace Big');
-    const store = new EventStore(server.parley.deps.store, { retentionDays: 30 });
+    const store = new EventStore(server.parley.deps.analytics, { retentionDays: 30 });
     const s1 = { session_id: S1 };
     await store.write([
       ev(a, { ...s1, category: 'session', event_type: 'session_start', timestamp: at(-1) }),

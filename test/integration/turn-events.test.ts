@@ -26,8 +26,8 @@ describe('analytics events of turns and deployments', () => {
   });
 
   const eventsOf = async (query: string, expected: number): Promise<Ev[]> => {
-    // Recording is batched (about every 50 ms): wait for the batch, bounded.
-    for (let i = 0; i < 60; i++) {
+    // Recording is batched (about every second): wait for the batch, bounded.
+    for (let i = 0; i < 100; i++) {
       const res = await call(server.base, 'GET', `/api/projects/${server.projectId}/analytics/events?${query}`);
       assert.equal(res.status, 200, JSON.stringify(res.body));
       if (res.body.data.events.length >= expected) return res.body.data.events;

@@ -31,7 +31,7 @@ describe('voice analytics', () => {
     server = await startTestServer();
     a = await createTenant(server, 'Voice A');
     b = await createTenant(server, 'Voice B');
-    const store = new EventStore(server.parley.deps.store, { retentionDays: 30 });
+    const store = new EventStore(server.parley.deps.analytics, { retentionDays: 30 });
     await store.write([
       callEnded(a, H1 + 10 * 60_000, {
         call_duration_ms: 60_000, inbound_mos: 4.0, outbound_mos: 4.2, inbound_jitter_ms: 10, outbound_jitter_ms: 20, e2e_latency_ms: 800,

@@ -38,8 +38,23 @@ describe('security: cross-tenant walk over every authenticated route', () => {
     return views;
   }
 
+  /** Waits until A's analytics stop changing: A's chat turn records them on a worker, flushed in the background. */
+  async function analyticsSettled(): Promise<void> {
+    const total = async (): Promise<number> => (await call(server.base, 'GET', `/api/projects/${A['projectId']!.a}/analytics/events?limit=1`)).body.data.total as number;
+    let last = -1;
+    for (let i = 0; i < 50; i++) {
+      const now = await total();
+      // Unchanged across three recorder flush intervals (100 ms each): nothing is in flight.
+      if (now === last && now > 0) return;
+      last = now;
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    throw new Error("A's analytics never settled");
+  }
+
   before(async () => {
     ({ server, A, B, routes } = await twoTenants());
+    await analyticsSettled();
     snapshot = await snapshotOfA();
   });
   after(async () => {

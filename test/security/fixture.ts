@@ -79,7 +79,7 @@ const FILLERS: Record<string, (ctx: FillContext) => Promise<ParamValue>> = {
     const owner = ctx.server.parley.deps.sessions.owner(sessionId)!;
     const spanId = `span-${cuid()}`;
     const now = Date.now();
-    await new EventStore(ctx.server.parley.deps.store, { retentionDays: ctx.server.config.analyticsRetentionDays }).write([{
+    await new EventStore(ctx.server.parley.deps.analytics, { retentionDays: ctx.server.config.analyticsRetentionDays }).write([{
       id: new EventIdGenerator().next(now), tenantId: owner.tenantId, projectId: owner.projectId, category: 'message', event_type: 'turn', agent_name: AGENT,
       session_id: sessionId, channel: 'api', timestamp: new Date(now).toISOString(), duration_ms: 1, error: null, span_id: spanId, parent_span_id: null, metadata: {},
     }]);

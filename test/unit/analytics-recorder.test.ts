@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LmdbStore } from '../../runtime/index.js';
-import { EventRecorder, EventStore, type AnalyticsEvent, type NewAnalyticsEvent } from '../../actors/index.js';
+import { EventRecorder, EventStore, ThreadedEventWriter, type NewAnalyticsEvent } from '../../actors/index.js';
 
 const event = (i: number, extra: Partial<NewAnalyticsEvent> = {}): NewAnalyticsEvent => ({
   tenantId: 't', projectId: 'p', category: 'tool', event_type: 'tool_call', agent_name: 'a', session_id: `s${i % 3}`, channel: 'api',
@@ -41,9 +41,9 @@ describe('event recorder', () => {
   test('under overload it sheds events with a counter instead of queueing without bound', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const written: AnalyticsEvent[] = [];
+    const written: NewAnalyticsEvent[] = [];
     // A writer stuck on a slow disk: the first flush never ends until released.
-    const recorder = new EventRecorder({ write: async (batch) => { await gate; written.push(...batch); } }, { maxQueue: 100, batchSize: 10, flushMs: 1 });
+    const recorder = new EventRecorder({ writeNew: async (batch) => { await gate; written.push(...batch); } }, { maxQueue: 100, batchSize: 10, flushMs: 1 });
     for (let i = 0; i < 10_000; i++) recorder.record(event(i));
     await new Promise((r) => setTimeout(r, 20));
     for (let i = 0; i < 1000; i++) recorder.record(event(i));
@@ -57,12 +57,44 @@ describe('event recorder', () => {
   });
 
   test('a failing writer or a bad event is counted as dropped, never thrown', async () => {
-    const recorder = new EventRecorder({ write: async () => { throw new Error('disk full'); } }, { flushMs: 1 });
+    const recorder = new EventRecorder({ writeNew: async () => { throw new Error('disk full'); } }, { flushMs: 1 });
     recorder.record(event(1));
     recorder.record(event(2, { timestamp: 'not a time' }));
     recorder.record(null as unknown as NewAnalyticsEvent);
     await recorder.close();
     recorder.record(event(3));
     assert.deepEqual(recorder.stats(), { recorded: 0, dropped: 4, flushes: 1, queued: 0 });
+  });
+});
+
+describe('threaded event writer', () => {
+  test('a recorder over the writer thread commits every event once, ids time-ordered, rollups exact, and close() drains it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-writer-'));
+    const writer = new ThreadedEventWriter({ path: dir, durability: 'commit', retentionDays: 30 });
+    // Small flushes, as on a busy thread: the writer thread gathers them into fewer transactions.
+    const recorder = new EventRecorder(writer, { batchSize: 500, flushMs: 5 });
+    for (let i = 0; i < 6000; i++) recorder.record(event(i, { projectId: i % 4 === 0 ? 'q' : 'p', category: i % 3 === 0 ? 'llm' : 'tool' }));
+    await recorder.close();
+    await writer.close();
+    assert.deepEqual(recorder.stats(), { recorded: 6000, dropped: 0, flushes: recorder.stats().flushes, queued: 0 });
+    const store = new LmdbStore({ path: dir, durability: 'commit' });
+    try {
+      const events = new EventStore(store, { retentionDays: 30 });
+      const range = { tenantId: 't', from: 0, to: Date.UTC(2031, 0, 1) };
+      const p = events.query({ ...range, projectId: 'p', limit: 10_000, order: 'asc' });
+      const q = events.query({ ...range, projectId: 'q', limit: 10_000, order: 'asc' });
+      assert.equal(p.total, 4500);
+      assert.equal(q.total, 1500);
+      const ids = p.events.map((e) => e.id);
+      assert.equal(new Set(ids).size, 4500);
+      assert.deepEqual([...ids].sort(), ids);
+      assert.deepEqual(p.events.map((e) => e.duration_ms), Array.from({ length: 6000 }, (_, i) => i).filter((i) => i % 4 !== 0));
+      const byCategory = events.aggregate({ ...range, projectId: 'p', groupBy: ['category'], metrics: ['count'] });
+      assert.deepEqual(byCategory.map((b) => [b['category'], b['count']]).sort(), [['llm', 1500], ['tool', 3000]]);
+      assert.equal(events.sessionEvents('t', 'q', 's1').length, 500);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

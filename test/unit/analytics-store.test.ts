@@ -210,3 +210,65 @@ describe('analytics event store', () => {
     assert.deepEqual(hours.map((b) => b['hour']), [new Date(T0 + H).toISOString(), new Date(T0 + 2 * H).toISOString()]);
   });
 });
+
+describe('analytics event blocks', () => {
+  // Many small batches whose events interleave in time: their blocks overlap, share milliseconds
+  // and number more than one key chunk, so every read must merge them back into (timestamp, id) order.
+  const B0 = Date.UTC(2030, 5, 1, 12, 0, 0);
+  function interleaved(): AnalyticsEvent[] {
+    const ids = new EventIdGenerator();
+    const out: AnalyticsEvent[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const ts = B0 + ((i * 7919) % 2500);
+      out.push({
+        id: ids.next(ts), tenantId: 'tb', projectId: 'pb', category: i % 3 === 0 ? 'llm' : 'tool', event_type: i % 3 === 0 ? 'llm_call' : 'tool_call',
+        agent_name: i % 2 ? 'alpha' : 'beta', session_id: `s${i % 7}`, channel: 'api', timestamp: new Date(ts).toISOString(), duration_ms: i % 50,
+        error: i % 13 === 0 ? 'x' : null, span_id: null, parent_span_id: null, metadata: {},
+      });
+    }
+    return out;
+  }
+  const order = (a: AnalyticsEvent, b: AnalyticsEvent): number => Date.parse(a.timestamp) - Date.parse(b.timestamp) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+  test('overlapping blocks read back in exact order, filtered, paged, by session and after a sweep that cuts through blocks', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-blocks-'));
+    const store = new LmdbStore({ path: dir, durability: 'commit' });
+    try {
+      const events = new EventStore(store, { retentionDays: 1 });
+      const data = interleaved();
+      // Batches of 5 spread over the whole 2.5 s: about 600 overlapping blocks.
+      for (let i = 0; i < data.length; i += 5) await events.write(data.slice(i, i + 5));
+      const sorted = [...data].sort(order);
+      const q = { tenantId: 'tb', projectId: 'pb', from: B0 + 100, to: B0 + 2400 };
+      const inRange = sorted.filter((e) => Date.parse(e.timestamp) >= q.from && Date.parse(e.timestamp) < q.to);
+      const asc = events.query({ ...q, limit: 10_000, order: 'asc' });
+      assert.equal(asc.total, inRange.length);
+      assert.deepEqual(asc.events.map((e) => e.id), inRange.map((e) => e.id));
+      const desc = events.query({ ...q, limit: 10_000 });
+      assert.deepEqual(desc.events.map((e) => e.id), inRange.map((e) => e.id).reverse());
+      const errors = inRange.filter((e) => e.error !== null && e.agent_name === 'alpha');
+      const page = events.query({ ...q, hasError: true, agentName: 'alpha', limit: 5, offset: 3, order: 'asc' });
+      assert.equal(page.total, errors.length);
+      assert.deepEqual(page.events.map((e) => e.id), errors.slice(3, 8).map((e) => e.id));
+      const scanned: string[] = [];
+      events.scan('tb', 'pb', q.from, q.to, (v) => void scanned.push(v[0]));
+      assert.deepEqual(scanned, inRange.map((e) => e.id));
+      assert.deepEqual(events.sessionEvents('tb', 'pb', 's3').map((e) => e.id), sorted.filter((e) => e.session_id === 's3').map((e) => e.id));
+
+      // A cutoff in the middle of the 2.5 s: blocks on both sides of it are rewritten.
+      const cutoff = B0 + 1234;
+      const removed = await events.sweep(cutoff + 86_400_000, 200);
+      const live = sorted.filter((e) => Date.parse(e.timestamp) >= cutoff);
+      assert.equal(removed, data.length - live.length);
+      const left = events.query({ tenantId: 'tb', projectId: 'pb', from: 0, to: B0 + 10_000, limit: 10_000, order: 'asc' });
+      assert.equal(left.total, live.length);
+      assert.deepEqual(left.events.map((e) => e.id), live.map((e) => e.id));
+      assert.deepEqual(events.sessionEvents('tb', 'pb', 's3').map((e) => e.id), live.filter((e) => e.session_id === 's3').map((e) => e.id));
+      const [bucket] = events.aggregate({ tenantId: 'tb', projectId: 'pb', from: B0, to: B0 + 60_000, groupBy: [], metrics: ['count'] });
+      assert.equal(bucket?.['count'], live.length);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
