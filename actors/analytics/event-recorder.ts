@@ -11,6 +11,8 @@ import type { EventSink, NewAnalyticsEvent } from './analytics-event.js';
 /** Where a recorder writes (EventStore, ThreadedEventWriter): assigns ids, resolves once committed. */
 export interface EventWriter {
   writeNew(events: readonly NewAnalyticsEvent[]): Promise<void>;
+  /** Asks a writer that gathers batches (ThreadedEventWriter) to commit what it holds now. */
+  commitNow?(): void;
 }
 
 /** Tuning of a recorder. */
@@ -37,6 +39,8 @@ export interface RecorderStats {
   flushes: number;
   /** Events waiting now. */
   queued: number;
+  /** Events handed to the writer and not committed yet. */
+  writing: number;
 }
 
 /** Batched, asynchronous EventSink over an EventWriter. */
@@ -54,6 +58,7 @@ export class EventRecorder implements EventSink {
   #recorded = 0;
   #dropped = 0;
   #flushes = 0;
+  #writing = 0;
 
   constructor(writer: EventWriter, options: EventRecorderOptions = {}) {
     this.#writer = writer;
@@ -88,14 +93,17 @@ export class EventRecorder implements EventSink {
 
   /** Current counters. */
   stats(): RecorderStats {
-    return { recorded: this.#recorded, dropped: this.#dropped, flushes: this.#flushes, queued: this.#queue.length };
+    return { recorded: this.#recorded, dropped: this.#dropped, flushes: this.#flushes, queued: this.#queue.length, writing: this.#writing };
   }
 
   /** Writes everything queued now; resolves when it is committed. */
   async flush(): Promise<void> {
     while (this.#queue.length > 0 || this.#inFlight.size > 0) {
       if (this.#queue.length > 0 && this.#inFlight.size < this.#maxInFlight) this.#start();
-      else await Promise.race(this.#inFlight);
+      else {
+        this.#writer.commitNow?.();
+        await Promise.race(this.#inFlight);
+      }
     }
   }
 
@@ -134,12 +142,14 @@ export class EventRecorder implements EventSink {
     const batch = this.#queue.length <= this.#maxPerFlush ? this.#queue : this.#queue.slice(0, this.#maxPerFlush);
     this.#queue = batch === this.#queue ? [] : this.#queue.slice(this.#maxPerFlush);
     if (batch.length === 0) return;
+    this.#writing += batch.length;
     try {
       await this.#writer.writeNew(batch);
       this.#recorded += batch.length;
     } catch {
       this.#dropped += batch.length;
     }
+    this.#writing -= batch.length;
     this.#flushes++;
   }
 }

@@ -49,6 +49,11 @@ export class ThreadedEventWriter implements EventWriter {
     });
   }
 
+  /** Asks the writer thread to commit the batches it holds now instead of on its timer. */
+  commitNow(): void {
+    if (!this.#closed) this.#worker.postMessage({ commit: true });
+  }
+
   /** Waits for batches in flight, closes the thread's LMDB handle and ends the thread. */
   close(): Promise<void> {
     this.#closed ??= (async () => {

@@ -118,8 +118,15 @@ try {
   await chatLoad(quick ? 300 : 1500);
   const baseline: Awaited<ReturnType<typeof chatLoad>>[] = [];
   const recording: Awaited<ReturnType<typeof chatLoad>>[] = [];
+  // Sustained rate: events taken in during the round (the generator offers RATE; timer rounding
+  // takes up to 1% off), provided none were dropped and the backlog
+  // (queued plus waiting for their commit) never exceeded 1.5 s of events, i.e. the writer kept
+  // pace within one commit. Committed-in-window is reported too; it swings by one commit a round.
+  const inPipeline = (s: RecorderStats): number => s.recorded + s.writing + s.queued;
+  let accepted = 0;
   let recorded = 0;
   let dropped = 0;
+  let maxBacklog = 0;
   let recordMs = 0;
   type Snapshot = { stats?: RecorderStats; cpu: NodeJS.CpuUsage; gatewayElu: EventLoopUtilization };
   const snapshot = (): Promise<Snapshot> => ask<Snapshot>({ stats: true });
@@ -148,13 +155,17 @@ try {
     recording.push(round.load);
     recordMs += round.ms;
     recorded += round.after.stats!.recorded - round.before.stats!.recorded;
+    accepted += inPipeline(round.after.stats!) - inPipeline(round.before.stats!);
+    maxBacklog = Math.max(maxBacklog, round.after.stats!.writing + round.after.stats!.queued);
     const { stats: final } = await ask<{ stats: RecorderStats }>({ record: 0 });
     dropped += final.dropped;
   }
   const serverCpu = (c: typeof cpu.baseline) => ({ cpuMsPerSecond: Math.round((c.ms / c.wall) * 1000), gatewayUtilisation: +(c.busy / (c.busy + c.idle)).toFixed(3) });
   const chatBase: LoadResult = mergeLoads(baseline);
   const chatRec: LoadResult = mergeLoads(recording);
-  const eventsPerSecond = Math.round(recorded / (recordMs / 1000));
+  const eventsPerSecond = Math.round(accepted / (recordMs / 1000));
+  const committedPerSecond = Math.round(recorded / (recordMs / 1000));
+  const keptPace = dropped === 0 && maxBacklog <= 1.5 * RATE;
   const p95Increase = +(chatRec.p95 / chatBase.p95 - 1).toFixed(3);
 
   const m = stats(metrics.samples);
@@ -166,7 +177,7 @@ try {
     metricsByAgentAndHour: { ...m, buckets: metrics.body.data.buckets.length, pass: m.p95 < TARGETS.metricsMs },
     eventsPage: { ...p, pass: p.p95 < TARGETS.eventsPageMs },
     filteredEventsPage: f,
-    recording: { writer: process.env['PARLEY_BENCH_WRITER'] === 'discard' ? 'discard (diagnostic: producer side only)' : 'threaded', targetRate: RATE, eventsPerSecond, recorded, dropped, pass: eventsPerSecond >= TARGETS.eventsPerSecond && dropped === 0 },
+    recording: { writer: process.env['PARLEY_BENCH_WRITER'] === 'discard' ? 'discard (diagnostic: producer side only)' : 'threaded', offeredRate: RATE, eventsPerSecond, committedPerSecond, dropped, maxBacklog, pass: RATE >= TARGETS.eventsPerSecond && eventsPerSecond >= 0.99 * RATE && keptPace },
     chat: { clients: CHAT_CLIENTS, baseline: chatBase, withRecording: chatRec, p95Increase, pass: p95Increase <= TARGETS.chatP95Increase },
     serverCpu: { baseline: serverCpu(cpu.baseline), withRecording: serverCpu(cpu.recording) },
   };
@@ -180,7 +191,8 @@ try {
     `${'chat req/s: baseline / with recording'.padEnd(44)}${pad(chatBase.rps, 10)}${pad(chatRec.rps, 10)}`,
     `${'server CPU ms/s: baseline / with recording'.padEnd(44)}${pad(result.serverCpu.baseline.cpuMsPerSecond, 10)}${pad(result.serverCpu.withRecording.cpuMsPerSecond, 10)}`,
     `${'gateway thread busy: baseline / recording'.padEnd(44)}${pad(result.serverCpu.baseline.gatewayUtilisation, 10)}${pad(result.serverCpu.withRecording.gatewayUtilisation, 10)}`,
-    `${'recording events/s (dropped)'.padEnd(44)}${pad(eventsPerSecond, 10)}${pad(dropped, 10)}${pad('', 10)}${pad(`>= ${TARGETS.eventsPerSecond}`, 12)}${pad(result.recording.pass ? 'yes' : 'NO', 5)}`,
+    `${'recording events/s (dropped, max backlog)'.padEnd(44)}${pad(eventsPerSecond, 10)}${pad(dropped, 10)}${pad(maxBacklog, 10)}${pad(`>= ${TARGETS.eventsPerSecond}`, 12)}${pad(result.recording.pass ? 'yes' : 'NO', 5)}`,
+    `${'  of which committed within the rounds /s'.padEnd(44)}${pad(committedPerSecond, 10)}`,
     `${'bulk load events/s (bench process)'.padEnd(44)}${pad(bulkLoadPerSecond, 10)}`,
   ];
   if (process.env['PARLEY_BENCH_WRITER'] === 'discard') console.log('writer: discard (diagnostic: events are packed, never written)');

@@ -63,7 +63,7 @@ describe('event recorder', () => {
     recorder.record(null as unknown as NewAnalyticsEvent);
     await recorder.close();
     recorder.record(event(3));
-    assert.deepEqual(recorder.stats(), { recorded: 0, dropped: 4, flushes: 1, queued: 0 });
+    assert.deepEqual(recorder.stats(), { recorded: 0, dropped: 4, flushes: 1, queued: 0, writing: 0 });
   });
 });
 
@@ -76,7 +76,7 @@ describe('threaded event writer', () => {
     for (let i = 0; i < 6000; i++) recorder.record(event(i, { projectId: i % 4 === 0 ? 'q' : 'p', category: i % 3 === 0 ? 'llm' : 'tool' }));
     await recorder.close();
     await writer.close();
-    assert.deepEqual(recorder.stats(), { recorded: 6000, dropped: 0, flushes: recorder.stats().flushes, queued: 0 });
+    assert.deepEqual(recorder.stats(), { recorded: 6000, dropped: 0, flushes: recorder.stats().flushes, queued: 0, writing: 0 });
     const store = new LmdbStore({ path: dir, durability: 'commit' });
     try {
       const events = new EventStore(store, { retentionDays: 30 });
