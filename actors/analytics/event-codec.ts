@@ -1,6 +1,6 @@
 /**
- * How an event is laid out in LMDB. Events are stored as msgpack arrays (not objects): a scan
- * decodes no field names, which keeps range scans lean. Key: [tenantId, projectId, timestampMs, id].
+ * How an event is laid out in LMDB. Events are stored as msgpack arrays (not objects), in blocks
+ * (event-blocks.ts): a scan decodes no field names, which keeps range scans lean.
  */
 import type { AnalyticsEvent, EventCategory, NewAnalyticsEvent } from './analytics-event.js';
 

@@ -1,10 +1,11 @@
 /**
  * The EventSink producers write to: an in-memory bounded queue of events flushed to the
- * EventStore (or the writer thread) every 100 ms or every 5,000 events. The EventStore writes each
- * flush in one transaction; the writer thread gathers a second of flushes into one (rollups are
- * merged once per transaction, not per event, which is what makes recording cheap). record() never blocks and never throws; when the queue is full the event
- * is dropped and counted (analytics are shed before chats slow down). One recorder per thread:
- * LMDB serializes the writers.
+ * EventStore (or the writer thread) every 100 ms or every 5,000 events. The EventStore writes
+ * each flush in one transaction; the writer thread gathers a second of flushes into one (rollups
+ * are merged once per transaction, not per event, which is what makes recording cheap). record()
+ * never blocks and never throws; when the queue is full the event is dropped and counted
+ * (analytics are shed before chats slow down). One recorder per thread: LMDB serializes the
+ * writers.
  */
 import type { EventSink, NewAnalyticsEvent } from './analytics-event.js';
 

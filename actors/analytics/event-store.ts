@@ -8,8 +8,8 @@
  *    oldest first (the session index makes it a prefix scan).
  *  - `aggregate(q: AggregateQuery): MetricBucket[]` — grouped metrics in the bucket form.
  *  - `scan(tenantId, projectId, from, to, visit)` — every event in a range, oldest first.
- *  - `write(events)` / `writeRows(rows)` — stores a batch in one transaction (the recorder, the
- *    writer thread and POST …/analytics/events).
+ *  - `write(events)` (ids given: POST …/analytics/events), `writeNew(events)` (ids assigned: the
+ *    recorder), `writeEncoded(batches)` (the writer thread) — each stores in one transaction.
  *  - `sweep(nowMs)` — deletes what is older than the retention.
  *
  * Collections: `analytics-blocks` and `analytics-block-sessions` (event-blocks.ts);
