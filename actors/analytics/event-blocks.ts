@@ -9,8 +9,7 @@
  * walk picks blocks, and a count adds whole blocks, from keys alone. blockId is the id of the
  * block's first event (unique: ids are).
  *
- * Session index key [tenantId, projectId, sessionId, lastTs, firstTs, count, blockId] → the
- * positions of the session's events in that block: one entry per session per block.
+ * Which blocks hold a session's events is the session index's (session-index.ts).
  *
  * Blocks of one project may overlap in time (several writers, late events); the walks below
  * merge them into exact (timestamp, id) order. They rely on one bound: every event of a block
@@ -74,16 +73,6 @@ export function blockOf(tenantId: string, projectId: string, rows: readonly Even
   }
   const key: BlockKey = [tenantId, projectId, ts[ts.length - 1]!, ts[0]!, rows.length, events[0]![F.id]];
   return { key, value: [ts, events], sessions };
-}
-
-/** The session index key of a session's entry for a block. */
-export function sessionKeyOf(sessionId: string, block: BlockKey): Key {
-  return [block[0], block[1], sessionId, block[2], block[3], block[4], block[5]];
-}
-
-/** The block key a session index key points at. */
-export function blockKeyOfSession(key: Key): BlockKey {
-  return [key[0], key[1], key[3], key[4], key[5], key[6]] as BlockKey;
 }
 
 type Visit = (v: StoredEvent, ts: number) => boolean;

@@ -10,9 +10,11 @@
  *  - `scan(tenantId, projectId, from, to, visit)` — every event in a range, oldest first.
  *  - `write(events)` (ids given: POST …/analytics/events), `writeNew(events)` (ids assigned: the
  *    recorder), `writeEncoded(batches)` (the writer thread) — each stores in one transaction.
- *  - `sweep(nowMs)` — deletes what is older than the retention.
+ *  - `sweep(nowMs)` — deletes what is older than the retention; `compactSessions(nowMs)` folds
+ *    the session index (the writer thread runs it).
  *
- * Collections: `analytics-blocks` and `analytics-block-sessions` (event-blocks.ts);
+ * Collections: `analytics-blocks` (event-blocks.ts); `analytics-postings` and
+ * `analytics-session-windows` (session-index.ts);
  * `analytics-rollups` (rollups.ts); `analytics-counts`; `analytics-projects` [tenantId, projectId]
  * → first write time (what the retention sweep walks).
  */
@@ -20,7 +22,8 @@ import type { Collection, Key, Store } from '../../runtime/index.js';
 import type { AnalyticsEvent, EventCategory, NewAnalyticsEvent } from './analytics-event.js';
 import { Aggregator, type AnyDimension, type Metric, type MetricBucket, type RowDims } from './aggregation.js';
 import { encodeBatch, type EncodedBatch } from './event-batch.js';
-import { BLOCK_SPAN_MS, blockKeyOfSession, blockOf, countEvents, eachEvent, sessionKeyOf, walkBlocks, type BlockKey, type BlockValue, type NewBlock } from './event-blocks.js';
+import { countEvents, eachEvent, walkBlocks, type BlockKey, type BlockValue } from './event-blocks.js';
+import { SessionIndex, windowOf } from './session-index.js';
 import { costOf, decodeEvent, EventIdGenerator, F, metaString, storedEventOf, tokensOf, toEventRow, type EventRow, type EventView, type StoredEvent } from './event-codec.js';
 import { GRANULARITY_MS, mergeRollup, RollupDelta, type RollupChanges, type CountValue, type Granularity, type RollupKey, type RollupValue } from './rollups.js';
 
@@ -85,7 +88,7 @@ const DAY_MS = 86_400_000;
 export class EventStore {
   readonly #store: Store;
   readonly #blocks: Collection<BlockValue>;
-  readonly #sessions: Collection<number[]>;
+  readonly #sessions: SessionIndex;
   readonly #rollups: Collection<RollupValue>;
   readonly #counts: Collection<CountValue>;
   readonly #projects: Collection<number>;
@@ -96,7 +99,7 @@ export class EventStore {
   constructor(store: Store, options: EventStoreOptions) {
     this.#store = store;
     this.#blocks = store.collection('analytics-blocks');
-    this.#sessions = store.collection('analytics-block-sessions');
+    this.#sessions = new SessionIndex(store);
     this.#rollups = store.collection('analytics-rollups');
     this.#counts = store.collection('analytics-counts');
     this.#projects = store.collection('analytics-projects');
@@ -139,7 +142,7 @@ export class EventStore {
       for (const batch of batches) {
         for (const block of batch.blocks) {
           this.#blocks.putPreparedSync(block.key, block.value);
-          for (const [session, positions] of block.sessions) this.#sessions.putSync(sessionKeyOf(session, block.key), positions);
+          this.#sessions.addBlock(block.key, block.sessions);
         }
         this.#applyDelta(batch, 1);
       }
@@ -218,42 +221,32 @@ export class EventStore {
   }
 
   /**
-   * Deletes events and index entries older than the retention, in transactions of about
-   * `batchSize` events each, and subtracts them from their rollups (a rollup that reaches zero
-   * goes), so a partly expired hour stays exact. A block that straddles the cutoff is rewritten
-   * without its expired events. Returns how many events went.
+   * Deletes the blocks older than the retention, in transactions of about `batchSize` events,
+   * with their session index entries, and subtracts their events from the rollups (a rollup that
+   * reaches zero goes), so a partly expired hour stays exact. Whole session-index windows expire
+   * together, so the cutoff is rounded down to a window (a minute), and a block goes once its
+   * last event has expired. Returns how many events went.
    */
   async sweep(nowMs = Date.now(), batchSize = 1000): Promise<number> {
-    const cutoff = nowMs - this.retentionMs;
+    const cutoff = windowOf(nowMs - this.retentionMs);
     let removed = 0;
-    for (const { key } of this.#projects.range({ prefix: [] })) {
-      const [tenantId, projectId] = key as [string, string];
+    for (const [tenantId, projectId] of this.#projectList()) {
       for (;;) {
         if (!this.#store.isOpen) return removed;
-        // Blocks that end before the cutoff go whole; those that straddle it lose their head.
-        const batch: { key: BlockKey; value: BlockValue; expired: number }[] = [];
+        const batch: { key: BlockKey; value: BlockValue }[] = [];
         let events = 0;
-        for (const k of this.#blocks.keys({ prefix: [tenantId, projectId], end: [tenantId, projectId, cutoff + BLOCK_SPAN_MS] }) as BlockKey[]) {
-          if (k[3] >= cutoff) continue;
-          const value = this.#blocks.get(k);
+        for (const key of this.#blocks.keys({ prefix: [tenantId, projectId], end: [tenantId, projectId, cutoff], limit: batchSize }) as BlockKey[]) {
+          const value = this.#blocks.get(key);
           if (!value) continue;
-          const live = value[0].findIndex((ts) => ts >= cutoff);
-          const expired = live < 0 ? value[0].length : live;
-          batch.push({ key: k, value, expired });
-          events += expired;
+          batch.push({ key, value });
+          events += value[0].length;
           if (events >= batchSize) break;
         }
         if (batch.length === 0) break;
         const delta = new RollupDelta();
-        for (const { value, expired } of batch) for (let i = 0; i < expired; i++) delta.addEvent(tenantId, projectId, value[0][i]!, value[1][i]!);
+        for (const { value } of batch) for (let i = 0; i < value[0].length; i++) delta.addEvent(tenantId, projectId, value[0][i]!, value[1][i]!);
         await this.#store.transaction(() => {
-          for (const { key: k, value, expired } of batch) {
-            this.#removeBlock(k, value);
-            if (expired < value[0].length) {
-              const rows = value[0].slice(expired).map((ts, i): EventRow => [tenantId, projectId, ts, value[1][expired + i]!]);
-              this.#putBlock(blockOf(tenantId, projectId, rows));
-            }
-          }
+          for (const { key, value } of batch) this.#removeBlock(key, value);
           this.#applyDelta(delta, -1);
         });
         removed += events;
@@ -262,10 +255,13 @@ export class EventStore {
     return removed;
   }
 
-  /** Inside a transaction: writes a block and its session index entries. */
-  #putBlock(block: NewBlock): void {
-    this.#blocks.putSync(block.key, block.value);
-    for (const [session, positions] of block.sessions) this.#sessions.putSync(sessionKeyOf(session, block.key), positions);
+  /** Folds closed minutes of the session index (session-index.ts); the writer thread calls it. */
+  compactSessions(nowMs = Date.now()): Promise<number> {
+    return this.#sessions.compact(this.#projectList(), nowMs);
+  }
+
+  #projectList(): [string, string][] {
+    return this.#projects.range({ prefix: [] }).map(({ key }) => key as [string, string]);
   }
 
   /** Inside a transaction: deletes a block and its session index entries. */
@@ -276,7 +272,7 @@ export class EventStore {
       const session = v[F.session];
       if (session) sessions.add(session);
     }
-    for (const session of sessions) this.#sessions.removeSync(sessionKeyOf(session, key));
+    this.#sessions.removeBlock(key, sessions);
   }
 
   /** Inside a transaction: adds (1) or subtracts (-1) a delta to the stored rollups and counts. */
@@ -299,8 +295,8 @@ export class EventStore {
   /** A session's events in [from, to), oldest first: its index entries name the blocks and positions. */
   #sessionStored(tenantId: string, projectId: string, sessionId: string, from: number, to: number): [StoredEvent, number][] {
     const out: [StoredEvent, number][] = [];
-    for (const { key, value: positions } of this.#sessions.range({ prefix: [tenantId, projectId, sessionId] })) {
-      const block = this.#blocks.get(blockKeyOfSession(key));
+    for (const { key, positions } of this.#sessions.blocksOf(tenantId, projectId, sessionId)) {
+      const block = this.#blocks.get(key);
       if (!block) continue;
       for (const i of positions) {
         const ts = block[0][i]!;

@@ -22,6 +22,9 @@ const events = new EventStore(store, { retentionDays: options.retentionDays });
 /** A transaction is written this long after the first batch waiting for it, or at this many events. */
 const COMMIT_MS = 1000;
 const COMMIT_EVENTS = 50_000;
+/** The session index is compacted (session-index.ts) at most this often, after a commit. */
+const COMPACT_EVERY_MS = 10_000;
+let compactedAt = 0;
 
 type Message = { seq: number; events: Uint8Array } | { commit: true } | { close: true };
 const unpackr = new Unpackr({ useRecords: true });
@@ -56,6 +59,14 @@ async function commit(): Promise<void> {
     },
   );
   await committing;
+  if (Date.now() - compactedAt >= COMPACT_EVERY_MS) {
+    compactedAt = Date.now();
+    committing = events.compactSessions().then(
+      () => undefined,
+      () => undefined, // retried on the next pass
+    );
+    await committing;
+  }
   committing = undefined;
 }
 

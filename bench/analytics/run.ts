@@ -101,6 +101,8 @@ try {
     await events.write(batch);
   }
   const bulkLoadPerSecond = Math.round(EVENTS / ((performance.now() - loadStart) / 1000));
+  // As the server's writer thread would, fold the session index of the loaded (closed) minutes.
+  await events.compactSessions();
   await store.close();
 
   // 2. Query latency over HTTP.

@@ -214,7 +214,9 @@ describe('analytics event store', () => {
 describe('analytics event blocks', () => {
   // Many small batches whose events interleave in time: their blocks overlap, share milliseconds
   // and number more than one key chunk, so every read must merge them back into (timestamp, id) order.
-  const B0 = Date.UTC(2030, 5, 1, 12, 0, 0);
+  // The 2.5 s straddle the minute M: the session index and the sweep work by the minute.
+  const M = Date.UTC(2030, 5, 1, 12, 0, 0);
+  const B0 = M - 1250;
   function interleaved(): AnalyticsEvent[] {
     const ids = new EventIdGenerator();
     const out: AnalyticsEvent[] = [];
@@ -230,7 +232,7 @@ describe('analytics event blocks', () => {
   }
   const order = (a: AnalyticsEvent, b: AnalyticsEvent): number => Date.parse(a.timestamp) - Date.parse(b.timestamp) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-  test('overlapping blocks read back in exact order, filtered, paged, by session and after a sweep that cuts through blocks', async () => {
+  test('overlapping blocks read back in exact order, filtered, paged, by session (compacted or not) and after a sweep by the minute', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'parley-blocks-'));
     const store = new LmdbStore({ path: dir, durability: 'commit' });
     try {
@@ -253,18 +255,36 @@ describe('analytics event blocks', () => {
       const scanned: string[] = [];
       events.scan('tb', 'pb', q.from, q.to, (v) => void scanned.push(v[0]));
       assert.deepEqual(scanned, inRange.map((e) => e.id));
-      assert.deepEqual(events.sessionEvents('tb', 'pb', 's3').map((e) => e.id), sorted.filter((e) => e.session_id === 's3').map((e) => e.id));
+      const s3 = sorted.filter((e) => e.session_id === 's3').map((e) => e.id);
+      assert.deepEqual(events.sessionEvents('tb', 'pb', 's3').map((e) => e.id), s3);
 
-      // A cutoff in the middle of the 2.5 s: blocks on both sides of it are rewritten.
-      const cutoff = B0 + 1234;
-      const removed = await events.sweep(cutoff + 86_400_000, 200);
-      const live = sorted.filter((e) => Date.parse(e.timestamp) >= cutoff);
-      assert.equal(removed, data.length - live.length);
+      // Compacting folds the closed minute before M (not the open one: "now" is within its grace);
+      // a late event in the folded minute is merged into its window entry on the next pass.
+      assert.ok((await events.compactSessions(M + 6000)) > 0);
+      assert.deepEqual(events.sessionEvents('tb', 'pb', 's3').map((e) => e.id), s3);
+      const late = { ...data[3]!, id: new EventIdGenerator().next(M - 5000), timestamp: new Date(M - 5000).toISOString() };
+      await events.write([late]);
+      assert.ok((await events.compactSessions(M + 70_000)) > 0);
+      const withLate = [...data, late].sort(order);
+      assert.deepEqual(events.sessionEvents('tb', 'pb', 's3').map((e) => e.id), withLate.filter((e) => e.session_id === 's3').map((e) => e.id));
+      assert.equal(await events.compactSessions(M + 70_000), 0);
+
+      // The sweep rounds its cutoff down to the minute M: every block that ended before M goes,
+      // with its window entries; a block that straddles M stays whole.
+      const removed = await events.sweep(M + 1234 + 86_400_000, 200);
       const left = events.query({ tenantId: 'tb', projectId: 'pb', from: 0, to: B0 + 10_000, limit: 10_000, order: 'asc' });
-      assert.equal(left.total, live.length);
+      assert.equal(removed + left.total, withLate.length);
+      assert.ok(removed > 0);
+      const leftIds = new Set(left.events.map((e) => e.id));
+      for (const e of withLate) {
+        const ts = Date.parse(e.timestamp);
+        if (ts >= M) assert.ok(leftIds.has(e.id), `${e.id} at M + ${ts - M} ms was swept`);
+        if (ts < M - 1000) assert.ok(!leftIds.has(e.id), `${e.id} at M - ${M - ts} ms was kept`);
+      }
+      const live = withLate.filter((e) => leftIds.has(e.id));
       assert.deepEqual(left.events.map((e) => e.id), live.map((e) => e.id));
       assert.deepEqual(events.sessionEvents('tb', 'pb', 's3').map((e) => e.id), live.filter((e) => e.session_id === 's3').map((e) => e.id));
-      const [bucket] = events.aggregate({ tenantId: 'tb', projectId: 'pb', from: B0, to: B0 + 60_000, groupBy: [], metrics: ['count'] });
+      const [bucket] = events.aggregate({ tenantId: 'tb', projectId: 'pb', from: M - 60_000, to: M + 60_000, groupBy: [], metrics: ['count'] });
       assert.equal(bucket?.['count'], live.length);
     } finally {
       await store.close();
