@@ -1,7 +1,7 @@
 /**
  * A write batch made ready for the store: rows cut into blocks already in the store's encoding,
  * the session index entries and the rollup changes. Encoding happens once, on the thread that
- * recorded the events (or the one that calls EventStore.writeRows); the thread that writes only
+ * recorded the events (or the one that writes to the EventStore directly); the thread that writes only
  * puts bytes and merges rollups, so neither encodes twice and the write lock is held briefly.
  * Plain data: an EncodedBatch can be posted to another thread as it is.
  */

@@ -36,9 +36,14 @@ export interface NewBlock {
 
 const KEY_CHUNK = 256;
 
+/** The (timestamp, id) order events are stored and read in. */
+export function byTimeAndId(tsA: number, a: StoredEvent, tsB: number, b: StoredEvent): number {
+  return tsA - tsB || (a[F.id] < b[F.id] ? -1 : a[F.id] > b[F.id] ? 1 : 0);
+}
+
 /** (timestamp, id) order of rows. */
 export function compareRows(a: EventRow, b: EventRow): number {
-  return a[2] - b[2] || (a[3][F.id] < b[3][F.id] ? -1 : a[3][F.id] > b[3][F.id] ? 1 : 0);
+  return byTimeAndId(a[2], a[3], b[2], b[3]);
 }
 
 /** Cuts one project's rows, already in (timestamp, id) order, into blocks. */
@@ -78,7 +83,7 @@ export function blockOf(tenantId: string, projectId: string, rows: readonly Even
 type Visit = (v: StoredEvent, ts: number) => boolean;
 type Pending = { ts: number; v: StoredEvent };
 
-const ascending = (a: Pending, b: Pending): number => a.ts - b.ts || (a.v[F.id] < b.v[F.id] ? -1 : a.v[F.id] > b.v[F.id] ? 1 : 0);
+const ascending = (a: Pending, b: Pending): number => byTimeAndId(a.ts, a.v, b.ts, b.v);
 const descending = (a: Pending, b: Pending): number => ascending(b, a);
 
 /**

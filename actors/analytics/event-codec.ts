@@ -18,14 +18,9 @@ export const F = { id: 0, category: 1, eventType: 2, agent: 3, session: 4, chann
 /** An event on its way to the store: [tenantId, projectId, timestampMs, stored value]. */
 export type EventRow = [string, string, number, StoredEvent];
 
-/** The stored value of an event. */
-export function encodeEvent(e: AnalyticsEvent): StoredEvent {
-  return storedEventOf(e, e.id);
-}
-
 /** The row of an event (its timestamp parsed); NaN timestamps are the caller's to refuse. */
 export function toEventRow(e: AnalyticsEvent): EventRow {
-  return [e.tenantId, e.projectId, Date.parse(e.timestamp), encodeEvent(e)];
+  return [e.tenantId, e.projectId, Date.parse(e.timestamp), storedEventOf(e, e.id)];
 }
 
 /** The stored value of a new event under the id it is given. */

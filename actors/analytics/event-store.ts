@@ -22,7 +22,7 @@ import type { Collection, Key, Store } from '../../runtime/index.js';
 import type { AnalyticsEvent, EventCategory, NewAnalyticsEvent } from './analytics-event.js';
 import { Aggregator, type AnyDimension, type Metric, type MetricBucket, type RowDims } from './aggregation.js';
 import { encodeBatch, type EncodedBatch } from './event-batch.js';
-import { countEvents, eachEvent, walkBlocks, type BlockKey, type BlockValue } from './event-blocks.js';
+import { byTimeAndId, countEvents, eachEvent, walkBlocks, type BlockKey, type BlockValue } from './event-blocks.js';
 import { SessionIndex, windowOf } from './session-index.js';
 import { costOf, decodeEvent, EventIdGenerator, F, metaString, storedEventOf, tokensOf, toEventRow, type EventRow, type EventView, type StoredEvent } from './event-codec.js';
 import { GRANULARITY_MS, mergeRollup, RollupDelta, type RollupChanges, type CountValue, type Granularity, type RollupKey, type RollupValue } from './rollups.js';
@@ -108,12 +108,12 @@ export class EventStore {
 
   /** Stores a batch of events and updates their rollups, all in one transaction. */
   write(events: readonly AnalyticsEvent[]): Promise<void> {
-    return this.writeRows(events.map(toEventRow));
+    return this.#writeRows(events.map(toEventRow));
   }
 
   /** Stores new events under fresh ids (EventWriter), in one transaction. */
   writeNew(events: readonly NewAnalyticsEvent[]): Promise<void> {
-    return this.writeRows(this.rowsOf(events));
+    return this.#writeRows(this.rowsOf(events));
   }
 
   /** The rows of new events, with ids from this store's generator (time-ordered, unique across threads). */
@@ -125,7 +125,7 @@ export class EventStore {
   }
 
   /** Stores a batch of event rows and updates their rollups, all in one transaction. */
-  writeRows(rows: readonly EventRow[]): Promise<void> {
+  #writeRows(rows: readonly EventRow[]): Promise<void> {
     return rows.length === 0 ? Promise.resolve() : this.writeEncoded([encodeBatch(rows)]);
   }
 
@@ -303,7 +303,7 @@ export class EventStore {
         if (ts >= from && ts < to) out.push([block[1][i]!, ts]);
       }
     }
-    return out.sort((a, b) => a[1] - b[1] || (a[0][F.id] < b[0][F.id] ? -1 : a[0][F.id] > b[0][F.id] ? 1 : 0));
+    return out.sort((a, b) => byTimeAndId(a[1], a[0], b[1], b[0]));
   }
 
   /** Number of events matching q (not sessionId): counts and rollups for whole buckets, raw events at the edges. */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, loadConfig, type Config } from '../../runtime/index.js';
 import { startParley, type Parley } from '../../gateway/server.js';
+import { jsonOrText } from '../fixtures/json-or-text.js';
 
 /** The bootstrap admin key every test server starts with. */
 export const ADMIN_KEY = 'prl_test_admin_key_0123456789abcdef';
@@ -71,14 +72,7 @@ export async function call(base: string, method: string, path: string, options: 
     headers['content-type'] ??= 'application/json';
   }
   const res = await fetch(base + path, { method, headers, body });
-  const text = await res.text();
-  let parsed: unknown;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = text;
-  }
-  return { status: res.status, headers: res.headers, body: parsed };
+  return { status: res.status, headers: res.headers, body: jsonOrText(await res.text()) };
 }
 
 /** The text of examples/<name>.agent. */
@@ -195,13 +189,7 @@ export async function rawRequest(base: string, options: { method: string; path: 
         if (settled) return;
         settled = true;
         const text = Buffer.concat(parts).toString('utf8');
-        let body: unknown;
-        try {
-          body = text ? JSON.parse(text) : undefined;
-        } catch {
-          body = text;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: jsonOrText(text) });
         req.destroy();
       };
       res.on('end', done);
